@@ -1,0 +1,5 @@
+"""`python -m sessaudit`."""
+
+from sessaudit.cli import main
+
+main()

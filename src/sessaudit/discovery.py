@@ -1,0 +1,219 @@
+"""Inputs → sources: recognise each path leniently by content (CONTRACT §1), walk directories safely."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from sessaudit.model import Skipped
+
+SNIFF_BYTES = 64 * 1024
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# Half-Pi detection reads the schema text on the first pages without opening SQLite (which could write).
+SQLITE_SNIFF_BYTES = 1024 * 1024
+
+_TINY_V2_HEADER = re.compile(rb'"kind"\s*:\s*"header"')
+_TINY_V1_HEADER = re.compile(rb'"type"\s*:\s*"session"')
+_SESSION_FILE_NAME = re.compile(
+    r"^.+_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}\.jsonl$"
+)
+_CREATE_TABLE = r"create\s+table\s+(?:if\s+not\s+exists\s+)?[\"'`\[]?{name}[\"'`\]]?\s*\("
+
+
+class Format(StrEnum):
+    TINY_AGENT = "tiny-agent"
+    RIVUMI = "rivumi"
+    HALF_PI = "half-pi"
+
+
+class Problem(StrEnum):
+    """Why a named input is not a source that can be verified."""
+
+    MISSING = "missing"
+    NOT_REGULAR = "not-regular"
+    UNREADABLE = "unreadable"
+    UNRECOGNISED = "unrecognised"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One source to verify, or a named input that cannot be (with `problem` set)."""
+
+    path: str  # as reported: the argument, or the argument joined with the walked relative path
+    real_path: str
+    format: Format | None
+    named: bool
+    problem: Problem | None = None
+    detail: str | None = None
+
+
+@dataclass(slots=True)
+class Discovery:
+    candidates: list[Candidate] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def discover(paths: list[str]) -> Discovery:
+    """Every input path in order; directories are walked in sorted order, symlinks not followed."""
+    result = Discovery()
+    for given in paths:
+        _discover_named(given, result)
+    return result
+
+
+def _discover_named(given: str, result: Discovery) -> None:
+    try:
+        info = os.stat(given)  # a path named by the user may be a symlink: follow it, once
+    except FileNotFoundError:
+        result.candidates.append(Candidate(given, given, None, True, Problem.MISSING, "no such file or directory"))
+        return
+    except OSError as error:
+        result.candidates.append(Candidate(given, given, None, True, Problem.UNREADABLE, error.strerror))
+        return
+    real_path = os.path.realpath(given)
+    if stat.S_ISDIR(info.st_mode):
+        if rivumi_run_directory(real_path):
+            result.candidates.append(Candidate(given, real_path, Format.RIVUMI, True))
+        else:
+            _walk(given, real_path, result)
+        return
+    if not stat.S_ISREG(info.st_mode):
+        result.candidates.append(
+            Candidate(given, real_path, None, True, Problem.NOT_REGULAR, f"not a regular file ({_kind(info)})")
+        )
+        return
+    parent = os.path.dirname(real_path)
+    if os.path.basename(real_path) in ("events.jsonl", "session.json") and rivumi_run_directory(parent):
+        # a named file inside a Rivumi run directory stands for the directory (CONTRACT §1)
+        result.candidates.append(Candidate(given, parent, Format.RIVUMI, True))
+        return
+    try:
+        detected = sniff_file(real_path)
+    except OSError as error:
+        result.candidates.append(Candidate(given, real_path, None, True, Problem.UNREADABLE, error.strerror))
+        return
+    if detected is None and given.endswith(".jsonl"):
+        detected = Format.TINY_AGENT  # the strictest reader: a broken header is corruption, not a skip
+    if detected is None:
+        result.candidates.append(
+            Candidate(given, real_path, None, True, Problem.UNRECOGNISED, "not a session log of a known format")
+        )
+        return
+    result.candidates.append(Candidate(given, real_path, detected, True))
+
+
+def _walk(given: str, root: str, result: Discovery) -> None:
+    """Depth-first in name order, hidden folders included, `.git` excluded, links never followed."""
+    stack: list[tuple[str, Iterator[os.DirEntry[str]]]] = []
+    _enter(given, root, stack, result)
+    while stack:
+        shown, entries = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        shown_child = os.path.join(shown, entry.name)
+        if entry.is_symlink():
+            result.skipped.append(Skipped(path=shown_child, reason="symbolic link (not followed)"))
+        elif entry.is_dir(follow_symlinks=False):
+            if entry.name == ".git":
+                continue
+            if rivumi_run_directory(entry.path):
+                result.candidates.append(Candidate(shown_child, entry.path, Format.RIVUMI, False))
+            else:
+                _enter(shown_child, entry.path, stack, result)
+        elif not entry.is_file(follow_symlinks=False):
+            result.skipped.append(Skipped(path=shown_child, reason="not a regular file"))
+        else:
+            _classify_walked_file(shown_child, entry.path, result)
+
+
+def _enter(shown: str, real: str, stack: list[tuple[str, Iterator[os.DirEntry[str]]]], result: Discovery) -> None:
+    try:
+        with os.scandir(real) as iterator:
+            entries = sorted(iterator, key=lambda entry: entry.name)
+    except OSError as error:
+        result.skipped.append(Skipped(path=shown, reason=f"directory could not be read: {error.strerror}"))
+        return
+    stack.append((shown, iter(entries)))
+
+
+def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
+    try:
+        detected = sniff_file(real)
+    except OSError as error:
+        result.skipped.append(Skipped(path=shown, reason=f"could not be read: {error.strerror}"))
+        return
+    if detected is None and _is_tiny_agent_session_name(real):
+        detected = Format.TINY_AGENT  # empty or headerless session files are damaged sessions, not skips
+    if detected is None:
+        result.skipped.append(Skipped(path=shown, reason="not a session log of a known format"))
+    else:
+        result.candidates.append(Candidate(shown, real, detected, False))
+
+
+def _is_tiny_agent_session_name(real_path: str) -> bool:
+    path = Path(real_path)
+    return (
+        _SESSION_FILE_NAME.match(path.name) is not None
+        and path.parent.name == "sessions"
+        and path.parent.parent.name == ".tiny-agent"
+    )
+
+
+def _kind(info: os.stat_result) -> str:
+    mode = info.st_mode
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def _read_prefix(real_path: str, limit: int) -> bytes:
+    """Up to `limit` bytes of a regular file, opened read-only and non-blocking (never a FIFO wait)."""
+    descriptor = os.open(real_path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(0, "not a regular file")
+        return os.read(descriptor, limit)
+    finally:
+        os.close(descriptor)
+
+
+def sniff_file(real_path: str) -> Format | None:
+    """The format a regular file's content announces, or None."""
+    head = _read_prefix(real_path, SNIFF_BYTES)
+    if head.startswith(SQLITE_MAGIC):
+        return Format.HALF_PI if _looks_like_half_pi(real_path) else None
+    first_line = head.split(b"\n", 1)[0]
+    if _TINY_V2_HEADER.search(first_line) or _TINY_V1_HEADER.search(first_line):
+        return Format.TINY_AGENT
+    return None
+
+
+def _looks_like_half_pi(real_path: str) -> bool:
+    text = _read_prefix(real_path, SQLITE_SNIFF_BYTES).decode("latin-1").lower()
+    return all(re.search(_CREATE_TABLE.format(name=name), text) for name in ("sessions", "messages"))
+
+
+def rivumi_run_directory(real_path: str) -> bool:
+    """A directory holding `session.json` with `schema_version`, or an `events.jsonl` starting with an event."""
+    manifest = os.path.join(real_path, "session.json")
+    try:
+        if os.path.isfile(manifest) and b'"schema_version"' in _read_prefix(manifest, SNIFF_BYTES):
+            return True
+        events = os.path.join(real_path, "events.jsonl")
+        if os.path.isfile(events):
+            first_line = _read_prefix(events, SNIFF_BYTES).split(b"\n", 1)[0]
+            return all(key in first_line for key in (b'"event_type"', b'"run_id"', b'"sequence"'))
+    except OSError:
+        return False
+    return False

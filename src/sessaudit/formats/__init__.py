@@ -1,0 +1,1 @@
+"""Input formats: one subpackage per source system, each with its reader, checks and recovery."""

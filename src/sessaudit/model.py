@@ -1,0 +1,213 @@
+"""The audit's data model: report, source, session, run, recovery and finding (frozen pydantic)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sessaudit.verdicts import Severity, Verdict
+
+REPORT_SCHEMA_ID = "sessaudit/report/v1"
+
+
+class Frozen(BaseModel):
+    # every key is always written, so the report schema lists every key as required
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_serialization_defaults_required=True)
+
+
+class Location(Frozen):
+    """Where a finding points: a file and, as far as known, line, byte offset, seq, JSON pointer, row."""
+
+    path: str | None = None
+    session_id: str | None = None
+    line: int | None = None
+    byte_offset: int | None = None
+    seq: int | None = None
+    pointer: str | None = None
+    table: str | None = None
+    rowid: int | None = None
+
+
+class Finding(Frozen):
+    rule: str
+    name: str
+    severity: Severity
+    message: str
+    location: Location
+    native_code: str | None = None
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        """CONTRACT §4: findings are sorted by (path, line or rowid, rule); byte offset breaks ties."""
+        place = self.location.line if self.location.line is not None else self.location.rowid
+        return (
+            self.location.path or "",
+            place if place is not None else -1,
+            self.location.byte_offset if self.location.byte_offset is not None else -1,
+            self.rule,
+        )
+
+
+class FileEvidence(Frozen):
+    path: str
+    bytes: int
+    sha256: str
+    unchanged: bool
+
+
+class Usage(Frozen):
+    """One meaning across formats (CONTRACT §4): `input` excludes cached input; `input_total` includes it."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    input_total: int = 0
+
+    @classmethod
+    def of(cls, *, input: int, output: int, cache_read: int, cache_write: int) -> Usage:
+        return cls(
+            input=input,
+            output=output,
+            cache_read=cache_read,
+            cache_write=cache_write,
+            input_total=input + cache_read + cache_write,
+        )
+
+
+class PendingEffect(Frozen):
+    tool_call_id: str
+    tool_name: str
+    arguments: Any
+    intent_id: str | None
+    result_slot: str | None
+    replay_policy: Literal["safe", "never"] | None
+    replay_key: str | None = None
+
+
+Condition = Literal[
+    "effect-unknown",
+    "remote-run-in-flight",
+    "abort-pending",
+    "effect-replayable",
+    "attempts-exhausted",
+    "model-request-open",
+    "approval-pending",
+    "tool-not-started",
+    "task-stale",
+    "awaiting-terminal",
+    "step-pending",
+]
+
+# CONTRACT §4: `condition` is the first applicable in this order.
+CONDITION_ORDER: tuple[Condition, ...] = (
+    "effect-unknown",
+    "remote-run-in-flight",
+    "abort-pending",
+    "effect-replayable",
+    "attempts-exhausted",
+    "model-request-open",
+    "approval-pending",
+    "tool-not-started",
+    "task-stale",
+    "awaiting-terminal",
+    "step-pending",
+)
+
+SEED_KIND: dict[Condition, Literal["replay", "fork"]] = {
+    "effect-unknown": "fork",
+    "remote-run-in-flight": "fork",
+    "abort-pending": "replay",
+    "effect-replayable": "replay",
+    "attempts-exhausted": "fork",
+    "model-request-open": "replay",
+    "approval-pending": "replay",
+    "tool-not-started": "replay",
+    "task-stale": "fork",
+    "awaiting-terminal": "replay",
+    "step-pending": "replay",
+}
+
+
+def order_conditions(conditions: set[Condition] | list[Condition]) -> list[Condition]:
+    """Conditions in the contract's order of precedence, without repeats."""
+    present = set(conditions)
+    return [condition for condition in CONDITION_ORDER if condition in present]
+
+
+class Recovery(Frozen):
+    condition: Condition
+    conditions: list[Condition]
+    seed_kind: Literal["replay", "fork"]
+    assumes: list[str] = Field(default_factory=list)
+    pending_effects: list[PendingEffect] = Field(default_factory=list)
+    native_plan: dict[str, Any] | None = None
+    seed: dict[str, Any] | None = None
+
+
+RunKind = Literal["run", "compaction", "turn", "remote-run", "approval", "task", "request"]
+RunState = Literal["completed", "failed", "aborted", "cancelled", "lost", "open"]
+
+
+class Run(Frozen):
+    run_id: str
+    kind: RunKind
+    state: RunState
+    recovery: Recovery | None = None
+
+
+class Session(Frozen):
+    session_id: str | None
+    verdict: Verdict
+    facts: int
+    last_seq: int | None
+    repaired_length: int | None = None
+    torn_tail_bytes: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    native: dict[str, Any] = Field(default_factory=dict)
+    runs: list[Run] = Field(default_factory=list)
+
+
+class Source(Frozen):
+    path: str
+    format: str | None
+    format_version: str | None
+    files: list[FileEvidence]
+    sha256: str | None
+    evidence_unchanged: bool
+    verdict: Verdict
+    native: dict[str, Any] = Field(default_factory=dict)
+    sessions: list[Session] = Field(default_factory=list)
+
+
+class Skipped(Frozen):
+    path: str
+    reason: str
+
+
+class Tool(Frozen):
+    name: str = "sessaudit"
+    version: str
+
+
+class Summary(Frozen):
+    sources: int
+    verdicts: dict[str, int]
+    session_verdicts: dict[str, int]
+    findings: dict[str, int]
+
+
+class Report(Frozen):
+    """The JSON report of CONTRACT §4 (`schemas/report.v1.schema.json`)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, json_schema_serialization_defaults_required=True
+    )
+
+    schema_: str = Field(default=REPORT_SCHEMA_ID, alias="schema")
+    tool: Tool
+    sources: list[Source]
+    skipped: list[Skipped]
+    findings: list[Finding]
+    summary: Summary

@@ -163,6 +163,42 @@ RULES: tuple[Rule, ...] = (
     _rule("SA215", "reduction-stopped", N, None, "Semantic reduction stopped at the first semantic error.",
           """After the first error, the state machines are no longer trustworthy, so later lines are
           checked only for framing, JSON, seq continuity and ids (CONTRACT §4).""", native_code=None),
+    # --- tiny-agent legacy v1 -----------------------------------------------------------------
+    _rule("SA150", "v1-invalid-header", E, CORRUPT, "Line 1 is not a valid tiny-agent v1 header.",
+          """A v1 header is `{type:"session", version:1, id, createdAt, cwd, provider, model, timestamp}` with a
+          lowercase UUIDv7 id and ISO-8601 `createdAt`/`timestamp` strings (spec §15.1).""", formats=("tiny-agent",)),
+    _rule("SA151", "v1-invalid-line", E, CORRUPT, "A v1 line is not an object with a known `type` and a timestamp.",
+          """Every v1 line is one JSON object written by the tiny-agent CLI with a `type` of `message`,
+          `compaction` or `interruption` and an ISO-8601 UTC `timestamp` (spec §15.1).""", formats=("tiny-agent",)),
+    _rule("SA152", "v1-invalid-message", E, CORRUPT, "A v1 message does not have the shape its role requires.",
+          """User messages carry string content; assistant messages the provider's chat shape with optional
+          `tool_calls` and usage; tool results `tool_call_id`, string content and `toolName` (spec §15.1).""",
+          formats=("tiny-agent",)),
+    _rule("SA153", "v1-tool-result-out-of-order", E, CORRUPT,
+          "A v1 tool result does not answer the next unanswered call of the latest assistant message.",
+          """The v1 CLI runs the calls of one assistant message strictly in order and writes each result after
+          its tool ran, so results appear in call order and only while calls are unanswered.""",
+          formats=("tiny-agent",)),
+    _rule("SA154", "v1-message-while-calls-unanswered", E, CORRUPT,
+          "A v1 user or assistant message arrives while calls of the previous answer are unanswered.",
+          """Without an interruption, every call of an assistant message gets a result before the next model
+          step or user turn; a message in between means lost or reordered lines.""", formats=("tiny-agent",)),
+    _rule("SA155", "v1-synthetic-text-mismatch", W, None, "A v1 abort or truncation result has an unexpected text.",
+          """The v1 CLI writes fixed texts: `Operation aborted`, `Operation aborted before execution` (no final
+          period) and the truncation text; a near miss suggests another writer or an edit.""",
+          formats=("tiny-agent",)),
+    _rule("SA156", "v1-invalid-usage", E, CORRUPT, "A v1 usage object is not four non-negative safe integers.",
+          """Usage on assistant messages and compactions is `{input, output, cacheRead, cacheWrite}`, each a
+          non-negative safe integer, and running totals stay ≤ 2^53−1.""", formats=("tiny-agent",)),
+    _rule("SA157", "v1-invalid-compaction", E, CORRUPT, "A v1 compaction line is malformed.",
+          """`{type:"compaction", summary, compactedMessages, keptMessages, usage}` with a string summary and
+          non-negative integer counts that fit the messages recorded so far.""", formats=("tiny-agent",)),
+    _rule("SA158", "v1-invalid-interruption", E, CORRUPT, "A v1 interruption line is malformed.",
+          """`{type:"interruption", phase:"model"|"tool"|"compact", toolCallId?, reason:"escape"}`, with
+          `toolCallId` exactly for phase `tool`.""", formats=("tiny-agent",)),
+    _rule("SA159", "v1-blank-line", N, None, "A v1 file holds an empty line.",
+          """The v1 reader drops empty lines, so tiny-agent itself tolerates them; its writer never produces one.""",
+          formats=("tiny-agent",)),
     # --- open work ------------------------------------------------------------------------
     _rule("SA301", "run-left-open", W, NEEDS_RECOVERY, "An operation was left open.",
           """The log ends while a run or compaction is open: the agent stopped (crash, kill, power loss)

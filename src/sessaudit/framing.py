@@ -1,0 +1,102 @@
+"""Streaming LF framing shared by every JSONL format: committed lines, byte offsets, torn tails, hash."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+DEFAULT_CHUNK_SIZE = 1 << 20
+
+
+@dataclass(slots=True)
+class Line:
+    """One committed line: its 1-based physical number, the offset of its first byte, its bytes without LF."""
+
+    number: int
+    offset: int
+    data: bytes
+
+
+class LineReader:
+    """Iterate the committed lines (each ended by LF) of the first `size` bytes of a binary stream.
+
+    Reading starts at the stream's current position (offsets count from there; callers open at 0) and
+    never goes past `size` bytes, so a log appended to while it is read is verified as the snapshot at
+    open. The file is hashed in the same pass. Bytes after the last LF are a torn tail: they are hashed
+    and counted, never yielded. A reader is iterated once; the summary attributes are final once the
+    iteration is exhausted, except `has_bom`, which is already right when line 1 is yielded (so the
+    caller can decode it with `strip_bom`).
+    """
+
+    def __init__(self, stream: BinaryIO, size: int, *, chunk_size: int = DEFAULT_CHUNK_SIZE) -> None:
+        if size < 0:
+            raise ValueError(f"size must be non-negative, got {size}")
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+        self._stream = stream
+        self._size = size
+        self._chunk_size = chunk_size
+        self._started = False
+        self.bytes_read = 0
+        self.short_read = False
+        self.sha256 = hashlib.sha256().hexdigest()
+        self.repaired_length = 0
+        self.torn_tail_bytes = 0
+        self.torn_tail_offset = 0
+        self.line_count = 0
+        self.has_bom = False
+
+    def __iter__(self) -> Iterator[Line]:
+        if self._started:
+            raise RuntimeError("a LineReader can be iterated only once")
+        self._started = True
+        return self._lines()
+
+    def _lines(self) -> Iterator[Line]:
+        hasher = hashlib.sha256()
+        stream = self._stream
+        remaining = self._size
+        chunk_size = self._chunk_size
+        # Pieces of a line that has not met its LF yet: kept as a list so a line spanning many chunks is
+        # joined once, not re-copied per chunk.
+        pending: list[bytes] = []
+        line_offset = 0
+        number = 0
+        bytes_read = 0
+        head = b""
+        while remaining > 0:
+            chunk = stream.read(min(chunk_size, remaining))
+            if not chunk:
+                self.short_read = True
+                break
+            hasher.update(chunk)
+            bytes_read += len(chunk)
+            remaining -= len(chunk)
+            if len(head) < len(BYTE_ORDER_MARK):
+                # The mark can straddle chunks when chunk_size < 3, so collect the head separately.
+                head += chunk[: len(BYTE_ORDER_MARK) - len(head)]
+                self.has_bom = head == BYTE_ORDER_MARK
+            parts = chunk.split(b"\n")
+            if len(parts) == 1:
+                pending.append(chunk)
+                continue
+            last = parts.pop()
+            if pending:
+                pending.append(parts[0])
+                parts[0] = b"".join(pending)
+                pending = []
+            for data in parts:
+                number += 1
+                yield Line(number, line_offset, data)
+                line_offset += len(data) + 1
+            if last:
+                pending.append(last)
+        self.bytes_read = bytes_read
+        self.sha256 = hasher.hexdigest()
+        self.repaired_length = line_offset
+        self.torn_tail_offset = line_offset
+        self.torn_tail_bytes = bytes_read - line_offset
+        self.line_count = number

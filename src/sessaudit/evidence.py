@@ -32,7 +32,7 @@ def open_evidence(real_path: str) -> tuple[BinaryIO, int]:
     except BaseException:
         os.close(descriptor)
         raise
-    return stream, info.st_size  # type: ignore[return-value]
+    return stream, info.st_size
 
 
 def hash_range(real_path: str, length: int) -> tuple[str, int, int]:

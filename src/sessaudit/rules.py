@@ -49,9 +49,10 @@ RULES: tuple[Rule, ...] = (
           Half-Pi store, as judged by content (CONTRACT §1). Files met during a directory walk are
           listed under `skipped` instead and do not affect the exit code.""", formats=()),
     _rule("SA003", "version-unsupported", E, UNSUPPORTED, "The input is of a version this release cannot verify.",
-          """The input was recognised, but its format version (a tiny-agent header with `version`
-          above 2, or a legacy v1 file before the v1 verifier exists) is not verified by this
-          release. `native.reducer` still shows what tiny-agent's own reducer answers.""",
+          """The input was recognised, but its format or version (a tiny-agent header with `version`
+          above 2; a Rivumi run directory or Half-Pi store before their verifiers exist) is not
+          verified by this release. For tiny-agent, `native.reducer` still shows what tiny-agent's
+          own reducer answers.""",
           formats=()),
     _rule("SA004", "evidence-changed", E, None, "The evidence changed inside the verified range while it was read.",
           """The bytes that were verified hash differently when read again after verification: the file
@@ -98,7 +99,7 @@ RULES: tuple[Rule, ...] = (
           truncates them on the next open (`repaired_length`). sessaudit reports their count and
           verifies the committed prefix; it never truncates the evidence.""", native_code=None),
     _rule("SA110", "utf8-bom", W, None, "The file starts with a UTF-8 byte order mark.",
-          """tiny-agent's writers never emit a BOM. Its TypeScript reducer strips it silently (and counts
+          """tiny-agent's writers (v1 and v2) never emit a BOM. Its TypeScript reducer strips it silently (and counts
           it in repairedLength) while its Python reducer rejects the file as MALFORMED_JSON at line 1:
           the two implementations disagree about this file.""", native_code=None),
     _rule("SA111", "non-integer-number-token", W, None, "An integer field is written as `1.0` or `1e0`.",
@@ -179,10 +180,12 @@ RULES: tuple[Rule, ...] = (
           """The v1 CLI runs the calls of one assistant message strictly in order and writes each result after
           its tool ran, so results appear in call order and only while calls are unanswered.""",
           formats=("tiny-agent",)),
-    _rule("SA154", "v1-message-while-calls-unanswered", E, CORRUPT,
-          "A v1 user or assistant message arrives while calls of the previous answer are unanswered.",
+    _rule("SA154", "v1-message-out-of-turn", E, CORRUPT,
+          "A v1 message or compaction arrives where the turn's state does not allow it.",
           """Without an interruption, every call of an assistant message gets a result before the next model
-          step or user turn; a message in between means lost or reordered lines.""", formats=("tiny-agent",)),
+          step, user turn or compaction, and an assistant message answers an open model request (not one
+          before any user message, after a final answer or after an abort); anything else means lost or
+          reordered lines.""", formats=("tiny-agent",)),
     _rule("SA155", "v1-synthetic-text-mismatch", W, None, "A v1 abort or truncation result has an unexpected text.",
           """The v1 CLI writes fixed texts: `Operation aborted`, `Operation aborted before execution` (no final
           period) and the truncation text; a near miss suggests another writer or an edit.""",

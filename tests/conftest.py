@@ -6,7 +6,9 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-golden", action="store_true", help="rewrite golden files from the current output")
+    parser.addoption(
+        "--update-golden", action="store_true", help="rewrite golden files from the current output"
+    )
 
 
 @pytest.fixture

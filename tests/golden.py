@@ -8,7 +8,9 @@ from pathlib import Path
 def check_golden(path: Path, actual: str, update: bool) -> None:
     if update or not path.exists():
         if not update:
-            raise AssertionError(f"golden file {path} is missing; run pytest with --update-golden to create it")
+            raise AssertionError(
+                f"golden file {path} is missing; run pytest with --update-golden to create it"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(actual, encoding="utf-8")
         return

@@ -24,5 +24,7 @@ def conformance_dir(name: str) -> Path:
     if path is None or not path.is_dir():
         if os.environ.get("SESSAUDIT_REQUIRE_SHARED"):
             pytest.fail(f"conformance suite '{name}' required by SESSAUDIT_REQUIRE_SHARED but not found")
-        pytest.skip(f"conformance suite '{name}' not found (needs ../shared/conformance/{name} beside the repo)")
+        pytest.skip(
+            f"conformance suite '{name}' not found (needs ../shared/conformance/{name} beside the repo)"
+        )
     return path

@@ -35,7 +35,11 @@ def test_named_problems_become_sources_with_a_reason(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     found = discover([str(tmp_path / "missing.jsonl"), str(tmp_path / "notes.txt"), str(fifo)])
-    assert [c.problem for c in found.candidates] == [Problem.MISSING, Problem.UNRECOGNISED, Problem.NOT_REGULAR]
+    assert [c.problem for c in found.candidates] == [
+        Problem.MISSING,
+        Problem.UNRECOGNISED,
+        Problem.NOT_REGULAR,
+    ]
     assert "FIFO" in (found.candidates[2].detail or "")
 
 
@@ -55,7 +59,10 @@ def test_walk_is_sorted_recursive_includes_hidden_and_skips_the_rest(tmp_path: P
     ]
     assert all(not c.named for c in found.candidates)
     reasons = {Path(item.path).name: item.reason for item in found.skipped}
-    assert reasons == {"a.txt": "not a session log of a known format", "link.jsonl": "symbolic link (not followed)"}
+    assert reasons == {
+        "a.txt": "not a session log of a known format",
+        "link.jsonl": "symbolic link (not followed)",
+    }
 
 
 def test_walked_jsonl_without_a_header_is_skipped_not_verified(tmp_path: Path) -> None:

@@ -70,7 +70,9 @@ def _discover_named(given: str, result: Discovery) -> None:
     try:
         info = os.stat(given)  # a path named by the user may be a symlink: follow it, once
     except FileNotFoundError:
-        result.candidates.append(Candidate(given, given, None, True, Problem.MISSING, "no such file or directory"))
+        result.candidates.append(
+            Candidate(given, given, None, True, Problem.MISSING, "no such file or directory")
+        )
         return
     except OSError as error:
         result.candidates.append(Candidate(given, given, None, True, Problem.UNREADABLE, error.strerror))
@@ -84,7 +86,9 @@ def _discover_named(given: str, result: Discovery) -> None:
         return
     if not stat.S_ISREG(info.st_mode):
         result.candidates.append(
-            Candidate(given, real_path, None, True, Problem.NOT_REGULAR, f"not a regular file ({_kind(info)})")
+            Candidate(
+                given, real_path, None, True, Problem.NOT_REGULAR, f"not a regular file ({_kind(info)})"
+            )
         )
         return
     parent = os.path.dirname(real_path)
@@ -101,7 +105,9 @@ def _discover_named(given: str, result: Discovery) -> None:
         detected = Format.TINY_AGENT  # the strictest reader: a broken header is corruption, not a skip
     if detected is None:
         result.candidates.append(
-            Candidate(given, real_path, None, True, Problem.UNRECOGNISED, "not a session log of a known format")
+            Candidate(
+                given, real_path, None, True, Problem.UNRECOGNISED, "not a session log of a known format"
+            )
         )
         return
     result.candidates.append(Candidate(given, real_path, detected, True))
@@ -133,7 +139,9 @@ def _walk(given: str, root: str, result: Discovery) -> None:
             _classify_walked_file(shown_child, entry.path, result)
 
 
-def _enter(shown: str, real: str, stack: list[tuple[str, Iterator[os.DirEntry[str]]]], result: Discovery) -> None:
+def _enter(
+    shown: str, real: str, stack: list[tuple[str, Iterator[os.DirEntry[str]]]], result: Discovery
+) -> None:
     try:
         with os.scandir(real) as iterator:
             entries = sorted(iterator, key=lambda entry: entry.name)
@@ -205,7 +213,7 @@ def _looks_like_half_pi(real_path: str) -> bool:
 
 
 def rivumi_run_directory(real_path: str) -> bool:
-    """A directory holding `session.json` with `schema_version`, or an `events.jsonl` starting with an event."""
+    """A directory with `session.json` holding `schema_version`, or an `events.jsonl` of events."""
     manifest = os.path.join(real_path, "session.json")
     try:
         if os.path.isfile(manifest) and b'"schema_version"' in _read_prefix(manifest, SNIFF_BYTES):

@@ -68,7 +68,9 @@ def recheck(real_path: str, verified_bytes: int, verified_sha256: str) -> Rechec
     except OSError as error:
         return Recheck(False, False, f"the file could not be read again: {error.strerror or error}")
     if available < verified_bytes:
-        return Recheck(False, False, f"the file shrank from {verified_bytes} to {size} bytes during the audit")
+        return Recheck(
+            False, False, f"the file shrank from {verified_bytes} to {size} bytes during the audit"
+        )
     if now_sha256 != verified_sha256:
         return Recheck(False, False, "the verified bytes were rewritten during the audit (sha256 differs)")
     if size > verified_bytes:

@@ -18,7 +18,9 @@ def data_dir(name: str) -> Path:
     checkout = _PACKAGE.parent.parent / name
     if checkout.is_dir():
         return checkout
-    raise FileNotFoundError(f"sessaudit data folder {name!r} not found (looked in {installed} and {checkout})")
+    raise FileNotFoundError(
+        f"sessaudit data folder {name!r} not found (looked in {installed} and {checkout})"
+    )
 
 
 @cache

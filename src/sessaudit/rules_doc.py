@@ -12,8 +12,8 @@ def rules_markdown() -> str:
         "Generated from the rule catalogue (`src/sessaudit/rules.py`); do not edit by hand.",
         "Regenerate with `python -m pytest tests/test_rules.py --update-golden`.",
         "",
-        "A rule's *verdict effect* is catalogue data: `--severity` overrides change a finding's level and the",
-        "exit code, never a verdict.",
+        "A rule's *verdict effect* is catalogue data: `--severity` overrides change a finding's level",
+        "and the exit code, never a verdict.",
         "",
         "| code | name | default level | verdict effect | native code | summary |",
         "|---|---|---|---|---|---|",
@@ -22,7 +22,8 @@ def rules_markdown() -> str:
         verdict = rule.verdict.value if rule.verdict else "–"
         native = f"`{rule.native_code}`" if rule.native_code else "–"
         lines.append(
-            f"| [{rule.code}](#{rule.code.lower()}) | `{rule.name}` | {rule.severity.value} | {verdict} | {native} "
+            f"| [{rule.code}](#{rule.code.lower()}) | `{rule.name}` | {rule.severity.value} | {verdict} "
+            f"| {native} "
             f"| {rule.summary} |"
         )
     lines.append("")

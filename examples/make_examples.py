@@ -1,0 +1,147 @@
+"""Rebuild the example corpus from the project's session builder: `python examples/make_examples.py`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder, TokenUsage
+from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
+
+HERE = Path(__file__).resolve().parent
+SESSIONS = Path("tiny-agent/.tiny-agent/sessions")
+CWD = "/home/dev/shop"
+CONFIGURATION = Configuration(tools=("read", "edit", "bash"))
+
+CART_SOURCE = """export function total(items) {
+  return items.reduce((sum, item) => sum + item.price, 0);
+}
+
+export function applyDiscount(amount, percent) {
+  return Math.round(amount * (100 - percent)) / 100;
+}
+"""
+FAILING_TEST = """not ok 1 - total() multiplies price by quantity
+  expected: 27, actual: 9 (test/cart.test.js:8)
+# tests 3, pass 2, fail 1
+"""
+PASSING_TEST = "# tests 3, pass 3, fail 0\n"
+NOTES = """Notes from the cart refactor (not a session log; sessaudit lists it under `skipped`).
+
+- total() lost the quantity factor when items moved to {price, qty}.
+- Staging deploys go through ./deploy.sh; it is not safe to run twice.
+"""
+
+
+def fix_the_cart_test(builder: SessionBuilder) -> None:
+    """A complete run: read the code and see the test fail, edit and re-test, answer."""
+    run = builder.start_run("The cart test fails since I changed items to {price, qty}. Can you fix it?")
+    look = builder.assistant(
+        builder.step(run),
+        "Let me look at the cart code and run its test.",
+        calls=[Call("read", {"path": "src/cart.js"}), Call("bash", {"command": "npm test"})],
+    )
+    builder.tool_result(builder.start_tool(look, 0), CART_SOURCE, duration_ms=4)
+    builder.tool_result(builder.start_tool(look, 1), FAILING_TEST, outcome="error", duration_ms=1840)
+    fix = builder.assistant(
+        builder.step(run),
+        "total() ignores the quantity; multiplying by item.qty fixes it.",
+        calls=[
+            Call("edit", {"path": "src/cart.js", "old": "item.price", "new": "item.price * item.qty"}),
+            Call("bash", {"command": "npm test"}),
+        ],
+    )
+    builder.tool_result(builder.start_tool(fix, 0), "Replaced 1 occurrence in src/cart.js.", duration_ms=3)
+    builder.tool_result(builder.start_tool(fix, 1), PASSING_TEST, usage=TokenUsage(), duration_ms=1712)
+    builder.assistant(builder.step(run), "Fixed: total() now multiplies price by qty. All cart tests pass.")
+    builder.finish(run)
+
+
+def clean_session() -> SessionBuilder:
+    builder = SessionBuilder(seed=101, created_at=1796029923412, cwd=CWD, configuration=CONFIGURATION)
+    fix_the_cart_test(builder)
+    builder.wait(95_000)
+    builder.compact("The cart test failed because total() ignored qty; fixed in src/cart.js, tests pass.")
+    return builder
+
+
+def torn_tail_session() -> SessionBuilder:
+    builder = SessionBuilder(seed=102, created_at=1796038827088, cwd=CWD, configuration=CONFIGURATION)
+    builder.exchange("Which test runner does this repo use?", "node:test, run through `npm test`.")
+    builder.wait(30_000)
+    # The process died while appending the next run: half a line, no LF.
+    builder.tear_next(118)
+    builder.start_run("Add a test for an empty cart.")
+    return builder
+
+
+def deploy_killed_session() -> SessionBuilder:
+    builder = SessionBuilder(seed=103, created_at=1796047551930, cwd=CWD, configuration=CONFIGURATION)
+    run = builder.start_run("Tests pass now. Deploy to staging, please.")
+    deploy = builder.assistant(
+        builder.step(run),
+        "Deploying to staging with the project's script.",
+        calls=[Call("bash", {"command": "./deploy.sh staging"})],
+    )
+    # The intent is durable; then the agent was killed while ./deploy.sh ran (replay: never).
+    builder.start_tool(deploy, 0, replay="never")
+    return builder
+
+
+def open_model_request_session() -> SessionBuilder:
+    builder = SessionBuilder(seed=104, created_at=1796052129517, cwd=CWD, configuration=CONFIGURATION)
+    builder.exchange(
+        "What does applyDiscount(1999, 15) return?", "16.99: 1999 × 0.85 = 1699.15, rounded to cents."
+    )
+    builder.wait(12_000)
+    # The model request was sent; the agent stopped before the answer arrived.
+    builder.step(builder.start_run("Why is the checkout page slow?"))
+    return builder
+
+
+def seq_gap_session() -> SessionBuilder:
+    builder = SessionBuilder(seed=105, created_at=1796057316264, cwd=CWD, configuration=CONFIGURATION)
+    run = builder.start_run("Show me the cart module.")
+    look = builder.assistant(builder.step(run), None, calls=[Call("read", {"path": "src/cart.js"})])
+    builder.skip_seq()  # one fact is missing from the middle of the log
+    builder.tool_result(builder.start_tool(look, 0), CART_SOURCE, duration_ms=5)
+    builder.assistant(builder.step(run), "src/cart.js exports total() and applyDiscount().")
+    builder.finish(run)
+    return builder
+
+
+def legacy_session() -> LegacySessionBuilder:
+    builder = LegacySessionBuilder(seed=106, created_at=1795983907234, cwd=CWD)
+    builder.user("How many tests does the cart suite have?")
+    calls = builder.assistant(None, calls=[Call("bash", {"command": "npm test"})])
+    builder.tool_result(calls[0], PASSING_TEST, duration_ms=1690)
+    builder.assistant("Three, and all of them pass.")
+    return builder
+
+
+def build_examples() -> dict[Path, bytes]:
+    """Every example file, by path relative to `examples/`."""
+    files: dict[Path, bytes] = {Path("notes.txt"): NOTES.encode("utf-8")}
+    for builder in (
+        clean_session(),
+        torn_tail_session(),
+        deploy_killed_session(),
+        open_model_request_session(),
+        seq_gap_session(),
+        legacy_session(),
+    ):
+        files[SESSIONS / builder.file_name] = builder.data()
+    return files
+
+
+def main() -> int:
+    for relative, data in build_examples().items():
+        target = HERE / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        print(f"{relative} ({len(data)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

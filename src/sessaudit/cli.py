@@ -1,0 +1,167 @@
+"""The command line: parse flags → engine → reporters → exit code (the only module that exits or prints)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import traceback
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from sessaudit import __version__
+from sessaudit.engine import AuditResult, audit
+from sessaudit.reporters import RENDERERS, OutputFormat
+from sessaudit.reporters.console import render_console, safe
+from sessaudit.rules import RULES, find_rule
+from sessaudit.verdicts import Severity
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+class FailOn(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+    NEVER = "never"
+
+
+app = typer.Typer(
+    name="sessaudit",
+    help="Audit and forensically analyse AI-agent session logs (tiny-agent, Rivumi, Half-Pi).",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+def exit_code(result: AuditResult, fail_on: FailOn) -> int:
+    """CONTRACT §3: the highest applicable code wins (3 incomplete > 1 findings > 0)."""
+    if result.incomplete:
+        return EXIT_INCOMPLETE
+    if fail_on is FailOn.NEVER:
+        return EXIT_OK
+    threshold = Severity(fail_on.value).rank
+    if any(item.severity.rank >= threshold for item in result.report.findings):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder and a rename."""
+    directory = path.parent if str(path.parent) else Path(".")
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    typer.echo(f"sessaudit: {message}", err=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def verify(
+    paths: Annotated[list[str], typer.Argument(help="Session files and directories (walked recursively).")],
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="Report format written to stdout or --output.")
+    ] = OutputFormat.CONSOLE,
+    output: Annotated[
+        Path | None, typer.Option("--output", help="Write the report to FILE (atomically) instead of stdout.")
+    ] = None,
+    fail_on: Annotated[
+        FailOn, typer.Option("--fail-on", help="Lowest finding severity that makes the exit code 1.")
+    ] = FailOn.ERROR,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", help="Print no report on stdout; the exit code tells.")
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")] = False,
+) -> None:
+    """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
+    try:
+        result = audit(paths)
+        if output_format is OutputFormat.CONSOLE and output is None:
+            text = render_console(result.report, color=sys.stdout.isatty())
+        else:
+            text = RENDERERS[output_format](result.report)
+        if output is not None:
+            write_atomically(output, text)
+        elif not quiet:
+            sys.stdout.write(text)
+        for reason in result.incomplete:
+            typer.echo(f"sessaudit: audit incomplete: {safe(reason)}", err=True)
+        code = exit_code(result, fail_on)
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except OSError as error:
+        if debug:
+            traceback.print_exc()
+        _fail(f"cannot write the report: {error}", EXIT_USAGE)
+    except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
+        if debug:
+            traceback.print_exc()
+        _fail(
+            f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL
+        )
+    raise typer.Exit(code)
+
+
+@app.command()
+def rules(
+    code: Annotated[str | None, typer.Argument(help="A rule code (SA205) or name (seq-mismatch).")] = None,
+) -> None:
+    """List the rule catalogue, or explain one rule."""
+    if code is None:
+        for entry in RULES:
+            verdict = entry.verdict.value if entry.verdict else "-"
+            typer.echo(
+                f"{entry.code}  {entry.name:<36} {entry.severity.value:<8} {verdict:<15} {entry.summary}"
+            )
+        return
+    found = find_rule(code)
+    if found is None:
+        _fail(f"unknown rule {code!r} (see `sessaudit rules`)", EXIT_USAGE)
+    entry = found
+    typer.echo(f"{entry.code} {entry.name}")
+    typer.echo(f"  default severity: {entry.severity.value}")
+    typer.echo(f"  verdict effect:   {entry.verdict.value if entry.verdict else 'none'}")
+    if entry.native_code:
+        typer.echo(f"  native code:      {entry.native_code}")
+    typer.echo("")
+    typer.echo(f"{entry.summary}")
+    typer.echo("")
+    typer.echo(entry.doc)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"sessaudit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Audit and forensically analyse AI-agent session logs."""
+
+
+def main() -> None:
+    """Console entry point: usage errors exit 2, internal errors 4 (one line on stderr)."""
+    try:
+        app(standalone_mode=True)
+    except SystemExit:
+        raise
+    except Exception as error:  # pragma: no cover - a last guard outside any command
+        sys.stderr.write(f"sessaudit: internal error: {type(error).__name__}: {error}\n")
+        sys.exit(EXIT_INTERNAL)

@@ -1,0 +1,152 @@
+"""audit(paths) → AuditResult: discover sources, verify each, re-check the evidence, collect."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from sessaudit import __version__
+from sessaudit.discovery import Candidate, Format, Problem, discover
+from sessaudit.evidence import open_evidence, recheck
+from sessaudit.formats.interface import FileRead, SourceOutcome
+from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
+from sessaudit.model import FileEvidence, Finding, Report, Source, Summary, Tool
+from sessaudit.rules import finding, verdict_of
+from sessaudit.verdicts import Severity, Verdict, worst
+
+FileVerifier = Callable[[str, str, BinaryIO, int], SourceOutcome]
+
+# Formats verified from one regular file; the explicit registry of CONTRACT §1's formats.
+FILE_VERIFIERS: dict[Format, FileVerifier] = {
+    Format.TINY_AGENT: verify_tiny_agent_file,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """The report plus what the CLI needs to choose an exit code (the core never exits)."""
+
+    report: Report
+    incomplete: list[str] = field(default_factory=list)  # why the audit is incomplete (exit 3), one line each
+
+
+def audit(paths: list[str], *, version: str = __version__) -> AuditResult:
+    """Verify every source found under `paths`, in input order."""
+    discovery = discover(paths)
+    sources: list[Source] = []
+    findings: list[Finding] = []
+    incomplete: list[str] = []
+    for candidate in discovery.candidates:
+        source, source_findings = verify_candidate(candidate)
+        sources.append(source)
+        findings.extend(source_findings)
+        if candidate.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
+            incomplete.append(f"{source.path}: {source.verdict.value}")
+        if not source.evidence_unchanged:
+            incomplete.append(f"{source.path}: evidence changed while it was read")
+    findings.sort(key=Finding.sort_key)
+    report = Report(
+        tool=Tool(version=version),
+        sources=sources,
+        skipped=discovery.skipped,
+        findings=findings,
+        summary=summarise(sources, findings),
+    )
+    return AuditResult(report=report, incomplete=incomplete)
+
+
+def verify_candidate(candidate: Candidate) -> tuple[Source, list[Finding]]:
+    """One source: its model entry and its findings."""
+    if candidate.problem is not None:
+        return _unverifiable(candidate)
+    verifier = FILE_VERIFIERS.get(candidate.format) if candidate.format else None
+    if verifier is None:
+        message = f"{candidate.format} sources are recognised but not verified by sessaudit {__version__}"
+        problem = finding("SA003", message, path=candidate.path)
+        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem]
+    try:
+        stream, size = open_evidence(candidate.real_path)
+    except OSError as error:
+        problem = finding(
+            "SA001", f"cannot open {candidate.path}: {error.strerror or error}", path=candidate.path
+        )
+        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem]
+    with stream:
+        outcome = verifier(candidate.path, candidate.real_path, stream, size)
+    extra = _recheck_files(outcome.files)
+    all_findings = outcome.findings + extra
+    return _source(candidate, outcome, all_findings), all_findings
+
+
+def _unverifiable(candidate: Candidate) -> tuple[Source, list[Finding]]:
+    if candidate.problem is Problem.UNRECOGNISED:
+        problem = finding("SA002", f"{candidate.path}: {candidate.detail}", path=candidate.path)
+    else:
+        problem = finding("SA001", f"{candidate.path}: {candidate.detail}", path=candidate.path)
+    return _source(candidate, SourceOutcome("", None, []), [problem]), [problem]
+
+
+def _recheck_files(files: list[FileRead]) -> list[Finding]:
+    """Re-hash each verified byte range; a changed range is SA004, an appended log SA005."""
+    found: list[Finding] = []
+    for item in files:
+        state = recheck(item.real_path, item.bytes, item.sha256)
+        if not state.unchanged:
+            found.append(
+                finding(
+                    "SA004",
+                    f"{item.path}: {state.detail}; the report describes the bytes as first read",
+                    path=item.path,
+                    evidence={"bytes": item.bytes, "sha256": item.sha256},
+                )
+            )
+        elif state.grew:
+            found.append(finding("SA005", f"{item.path}: {state.detail}", path=item.path))
+    return found
+
+
+def _source(candidate: Candidate, outcome: SourceOutcome, findings: list[Finding]) -> Source:
+    changed = {item.location.path for item in findings if item.rule == "SA004"}
+    files = [
+        FileEvidence(path=item.path, bytes=item.bytes, sha256=item.sha256, unchanged=item.path not in changed)
+        for item in outcome.files
+    ]
+    verdict = worst(verdict_of(findings), *(session.verdict for session in outcome.sessions))
+    return Source(
+        path=candidate.path,
+        format=outcome.format or (str(candidate.format) if candidate.format else None),
+        format_version=outcome.format_version,
+        files=files,
+        sha256=source_sha256(outcome.files),
+        evidence_unchanged=all(item.unchanged for item in files),
+        verdict=verdict,
+        native=outcome.native,
+        sessions=outcome.sessions,
+    )
+
+
+def source_sha256(files: list[FileRead]) -> str | None:
+    """One file: its hash; several: sha256 of `<sha256>  <relative path>\\n` lines sorted by path."""
+    if not files:
+        return None
+    if len(files) == 1:
+        return files[0].sha256
+    lines = sorted(f"{item.sha256}  {item.path}\n" for item in files)
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
+
+
+def summarise(sources: list[Source], findings: list[Finding]) -> Summary:
+    severities = Counter(item.severity for item in findings)
+    return Summary(
+        sources=len(sources),
+        verdicts=dict(sorted(Counter(source.verdict.value for source in sources).items())),
+        session_verdicts=dict(
+            sorted(
+                Counter(session.verdict.value for source in sources for session in source.sessions).items()
+            )
+        ),
+        findings={severity.value: severities.get(severity, 0) for severity in Severity},
+    )

@@ -1,0 +1,34 @@
+"""The JSON report of CONTRACT §4: keys sorted, deterministic, validated by schemas/report.v1.schema.json."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sessaudit.model import Report
+
+
+def report_document(report: Report) -> dict[str, Any]:
+    """The report as plain JSON data (aliases applied: `schema`)."""
+    document: dict[str, Any] = report.model_dump(mode="json", by_alias=True)
+    return document
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report_document(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+REPORT_SCHEMA_FILE = "report.v1.schema.json"
+
+
+def report_json_schema() -> dict[str, Any]:
+    """The report's JSON Schema, derived from the model (a test keeps schemas/report.v1 fresh)."""
+    schema: dict[str, Any] = Report.model_json_schema(by_alias=True, mode="serialization")
+    schema["properties"]["schema"] = {"const": "sessaudit/report/v1", "type": "string"}
+    schema["required"] = sorted(set(schema.get("required", [])) | {"schema"})
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://sessaudit.dev/schemas/report.v1.schema.json",
+        **schema,
+        "title": "sessaudit report v1",
+    }

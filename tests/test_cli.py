@@ -1,0 +1,158 @@
+"""The command line: every choice wired, exit codes as in CONTRACT §3, reports valid against the schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from typer.testing import CliRunner
+
+from sessaudit.cli import FailOn, app
+from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
+from sessaudit.reporters import RENDERERS, OutputFormat
+from sessaudit.reporters.console import safe
+from sessaudit.reporters.json import report_json_schema
+from sessaudit.resources import load_schema
+from tests.golden import check_golden
+
+REPO = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+
+def clean_session() -> bytes:
+    builder = SessionBuilder(seed=1, created_at=1787410800000, cwd="/home/dev/shop")
+    run = builder.start_run("hello")
+    builder.assistant(builder.step(run), "hi there")
+    builder.finish(run)
+    return builder.data()
+
+
+def killed_during_deploy() -> bytes:
+    builder = SessionBuilder(seed=2, created_at=1787410800000, cwd="/home/dev/shop")
+    run = builder.start_run("deploy it")
+    answer = builder.assistant(builder.step(run), None, calls=[Call("bash", {"command": "./deploy.sh"})])
+    builder.start_tool(answer, 0)
+    return builder.data()
+
+
+def test_every_output_format_choice_is_wired() -> None:
+    assert set(RENDERERS) == set(OutputFormat)
+    assert {choice.value for choice in FailOn} == {"error", "warning", "note", "never"}
+
+
+def test_clean_session_exits_0_and_json_validates(tmp_path: Path) -> None:
+    path = tmp_path / "clean.jsonl"
+    path.write_bytes(clean_session())
+    result = runner.invoke(app, ["verify", str(path), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    Draft202012Validator(load_schema("report.v1.schema.json")).validate(document)
+    assert document["schema"] == "sessaudit/report/v1"
+    assert document["sources"][0]["verdict"] == "clean"
+    assert document["sources"][0]["files"][0]["unchanged"] is True
+
+
+def test_fail_on_thresholds(tmp_path: Path) -> None:
+    path = tmp_path / "killed.jsonl"
+    path.write_bytes(killed_during_deploy())  # warnings only: SA301 and SA302
+    assert runner.invoke(app, ["verify", str(path)]).exit_code == 0
+    assert runner.invoke(app, ["verify", str(path), "--fail-on", "warning"]).exit_code == 1
+    assert runner.invoke(app, ["verify", str(path), "--fail-on", "never"]).exit_code == 0
+    torn = tmp_path / "corrupt.jsonl"
+    torn.write_bytes(clean_session() + b"not json\n")
+    assert runner.invoke(app, ["verify", str(torn)]).exit_code == 1
+    assert runner.invoke(app, ["verify", str(torn), "--fail-on", "never"]).exit_code == 0
+
+
+def test_console_names_the_unknown_effect_in_plain_words(tmp_path: Path) -> None:
+    path = tmp_path / "killed.jsonl"
+    path.write_bytes(killed_during_deploy())
+    result = runner.invoke(app, ["verify", str(path)])
+    assert "UNKNOWN: tool bash" in result.output
+    assert '{"command": "./deploy.sh"} may or may not have run' in result.output
+
+
+def test_named_missing_or_unrecognised_inputs_exit_3(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    result = runner.invoke(app, ["verify", str(tmp_path / "nope.jsonl"), "--format", "json"])
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["sources"][0]["verdict"] == "unreadable"
+    result = runner.invoke(app, ["verify", str(tmp_path / "notes.txt"), "--format", "json"])
+    assert result.exit_code == 3
+    assert json.loads(result.stdout)["findings"][0]["rule"] == "SA002"
+
+
+def test_walked_unrecognised_files_are_skipped_and_do_not_change_the_exit_code(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    (tmp_path / "clean.jsonl").write_bytes(clean_session())
+    result = runner.invoke(app, ["verify", str(tmp_path), "--format", "json"])
+    assert result.exit_code == 0
+    assert [Path(item["path"]).name for item in json.loads(result.stdout)["skipped"]] == ["notes.txt"]
+
+
+def test_output_file_is_written_and_stdout_stays_empty(tmp_path: Path) -> None:
+    path = tmp_path / "clean.jsonl"
+    path.write_bytes(clean_session())
+    out = tmp_path / "report.json"
+    result = runner.invoke(app, ["verify", str(path), "--format", "json", "--output", str(out)])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert json.loads(out.read_text())["summary"]["sources"] == 1
+    assert [item.name for item in tmp_path.iterdir() if item.name.startswith(".")] == []
+
+
+def test_usage_errors_exit_2() -> None:
+    assert runner.invoke(app, ["verify", "x", "--format", "yaml"]).exit_code == 2
+    assert runner.invoke(app, ["rules", "SA999"]).exit_code == 2
+
+
+def test_rules_lists_and_explains() -> None:
+    listing = runner.invoke(app, ["rules"])
+    assert listing.exit_code == 0 and "SA205  seq-mismatch" in listing.output
+    one = runner.invoke(app, ["rules", "seq-mismatch"])
+    assert one.exit_code == 0 and "native code:      SEQ_MISMATCH" in one.output
+
+
+def test_internal_errors_exit_4_with_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def explode(paths: list[str]) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("sessaudit.cli.audit", explode)
+    result = runner.invoke(app, ["verify", str(tmp_path)])
+    assert result.exit_code == 4
+    assert result.stderr.strip().splitlines() == [
+        "sessaudit: internal error: RuntimeError: boom (rerun with --debug for details)"
+    ]
+
+
+def test_python_dash_m_runs_the_cli() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "sessaudit", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHONPATH": str(REPO / "src")},
+    )
+    assert completed.returncode == 0 and completed.stdout.startswith("sessaudit ")
+
+
+def test_report_schema_file_is_fresh(update_golden: bool) -> None:
+    text = json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n"
+    check_golden(REPO / "schemas" / "report.v1.schema.json", text, update_golden)
+
+
+def test_examples_reports_match_golden_files(update_golden: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    json_result = runner.invoke(app, ["verify", "examples/", "--format", "json"])
+    assert json_result.exit_code == 1  # the corpus holds a corrupt session on purpose
+    Draft202012Validator(load_schema("report.v1.schema.json")).validate(json.loads(json_result.stdout))
+    check_golden(REPO / "tests" / "golden" / "examples.report.json", json_result.stdout, update_golden)
+    console_result = runner.invoke(app, ["verify", "examples/"])
+    check_golden(REPO / "tests" / "golden" / "examples.console.txt", console_result.stdout, update_golden)
+
+
+def test_console_escapes_terminal_control_sequences() -> None:
+    assert safe("a\x1b[2Jb\u202ec\n") == "a\\x1b[2Jb\\u202ec\\x0a"

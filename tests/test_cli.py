@@ -15,7 +15,7 @@ from sessaudit.cli import FailOn, app
 from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
 from sessaudit.reporters import RENDERERS, OutputFormat
 from sessaudit.reporters.console import safe
-from sessaudit.reporters.json import report_json_schema
+from sessaudit.reporters.json import report_json_schema, seed_json_schema
 from sessaudit.resources import load_schema
 from tests.golden import check_golden
 
@@ -117,7 +117,7 @@ def test_rules_lists_and_explains() -> None:
 
 
 def test_internal_errors_exit_4_with_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    def explode(paths: list[str]) -> None:
+    def explode(paths: list[str], **options: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr("sessaudit.cli.audit", explode)
@@ -139,9 +139,14 @@ def test_python_dash_m_runs_the_cli() -> None:
     assert completed.returncode == 0 and completed.stdout.startswith("sessaudit ")
 
 
-def test_report_schema_file_is_fresh(update_golden: bool) -> None:
-    text = json.dumps(report_json_schema(), indent=2, sort_keys=True) + "\n"
-    check_golden(REPO / "schemas" / "report.v1.schema.json", text, update_golden)
+def test_report_and_seed_schema_files_are_fresh(update_golden: bool) -> None:
+    for name, schema in (
+        ("report.v1.schema.json", report_json_schema()),
+        ("seed.v1.schema.json", seed_json_schema()),
+    ):
+        Draft202012Validator.check_schema(schema)
+        text = json.dumps(schema, indent=2, sort_keys=True) + "\n"
+        check_golden(REPO / "schemas" / name, text, update_golden)
 
 
 def test_examples_reports_match_golden_files(update_golden: bool, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -13,10 +14,14 @@ from typing import Annotated, NoReturn
 import typer
 
 from sessaudit import __version__
+from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
+from sessaudit.formats.interface import VerifyOptions
 from sessaudit.reporters import RENDERERS, OutputFormat
 from sessaudit.reporters.console import render_console, safe
 from sessaudit.rules import RULES, find_rule
+from sessaudit.seedfiles import SeedClash
+from sessaudit.seeds import report_seeds, seed_document, write_report_seeds
 from sessaudit.verdicts import Severity
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -80,6 +85,16 @@ def verify(
     fail_on: Annotated[
         FailOn, typer.Option("--fail-on", help="Lowest finding severity that makes the exit code 1.")
     ] = FailOn.ERROR,
+    seeds_dir: Annotated[
+        Path | None,
+        typer.Option("--seeds-dir", help="Write one seed file per open run into DIR (never overwriting)."),
+    ] = None,
+    current: Annotated[
+        Path | None,
+        typer.Option(
+            "--current", help="The current agent configuration (one object, or a map by session id)."
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", help="Print no report on stdout; the exit code tells.")
     ] = False,
@@ -87,9 +102,13 @@ def verify(
 ) -> None:
     """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
     try:
-        result = audit(paths)
+        result = audit(paths, options=VerifyOptions(current=_load_current(current)))
+        seed_paths: dict[tuple[str, str], str] = {}
+        if seeds_dir is not None:
+            for item in write_report_seeds(result.report, seeds_dir):
+                seed_paths[(item.source, item.run_id)] = str(item.path)
         if output_format is OutputFormat.CONSOLE and output is None:
-            text = render_console(result.report, color=sys.stdout.isatty())
+            text = render_console(result.report, color=sys.stdout.isatty(), seed_paths=seed_paths)
         else:
             text = RENDERERS[output_format](result.report)
         if output is not None:
@@ -101,11 +120,67 @@ def verify(
         code = exit_code(result, fail_on)
     except (typer.Exit, KeyboardInterrupt):
         raise
+    except SeedClash as error:
+        _fail(str(error), EXIT_USAGE)
     except OSError as error:
         if debug:
             traceback.print_exc()
         _fail(f"cannot write the report: {error}", EXIT_USAGE)
     except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
+        if debug:
+            traceback.print_exc()
+        _fail(
+            f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL
+        )
+    raise typer.Exit(code)
+
+
+def _load_current(path: Path | None) -> CurrentSource | None:
+    if path is None:
+        return None
+    try:
+        return load_current(path)
+    except CurrentFileError as error:
+        _fail(f"--current: {error}", EXIT_USAGE)
+
+
+@app.command()
+def seed(
+    path: Annotated[str, typer.Argument(help="A session file (or a folder of them).")],
+    run: Annotated[str | None, typer.Option("--run", help="The run whose seed to print.")] = None,
+    sequence: Annotated[
+        int | None, typer.Option("--sequence", min=1, help="Fork at fact/event sequence N instead.")
+    ] = None,
+    current: Annotated[
+        Path | None,
+        typer.Option(
+            "--current", help="The current agent configuration (one object, or a map by session id)."
+        ),
+    ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")] = False,
+) -> None:
+    """Print the seed of one open run (--run), or of every open run as a JSON array."""
+    try:
+        options = VerifyOptions(current=_load_current(current), fork_run=run, fork_sequence=sequence)
+        result = audit([path], options=options)
+        seeds = [(run_id, item) for _, run_id, item in report_seeds(result.report)]
+        if run is not None:
+            seeds = [(run_id, item) for run_id, item in seeds if run_id == run]
+            if not seeds:
+                _fail(f"no open run {run!r} with a seed in {path} (see `sessaudit verify`)", EXIT_USAGE)
+        elif sequence is not None and len(seeds) != 1:
+            _fail(f"--sequence needs --run: {path} has {len(seeds)} open runs with seeds", EXIT_USAGE)
+        if sequence is not None and seeds[0][1].fork_point.seq != sequence:
+            _fail(f"sequence {sequence} is not a verified fact of {path}", EXIT_USAGE)
+        documents = [seed_document(item) for _, item in seeds]
+        chosen: object = documents[0] if run is not None else documents
+        sys.stdout.write(json.dumps(chosen, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        for reason in result.incomplete:
+            typer.echo(f"sessaudit: audit incomplete: {safe(reason)}", err=True)
+        code = EXIT_INCOMPLETE if result.incomplete else EXIT_OK
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except Exception as error:
         if debug:
             traceback.print_exc()
         _fail(

@@ -11,13 +11,13 @@ from typing import BinaryIO
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Format, Problem, discover
 from sessaudit.evidence import open_evidence, recheck
-from sessaudit.formats.interface import FileRead, SourceOutcome
+from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions
 from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
 from sessaudit.model import FileEvidence, Finding, Report, Source, Summary, Tool
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 
-FileVerifier = Callable[[str, str, BinaryIO, int], SourceOutcome]
+FileVerifier = Callable[[str, str, BinaryIO, int, VerifyOptions], SourceOutcome]
 
 # Formats verified from one regular file; the explicit registry of CONTRACT §1's formats.
 FILE_VERIFIERS: dict[Format, FileVerifier] = {
@@ -33,14 +33,16 @@ class AuditResult:
     incomplete: list[str] = field(default_factory=list)  # why the audit is incomplete (exit 3), one line each
 
 
-def audit(paths: list[str], *, version: str = __version__) -> AuditResult:
+def audit(
+    paths: list[str], *, options: VerifyOptions = DEFAULT_OPTIONS, version: str = __version__
+) -> AuditResult:
     """Verify every source found under `paths`, in input order."""
     discovery = discover(paths)
     sources: list[Source] = []
     findings: list[Finding] = []
     incomplete: list[str] = []
     for candidate in discovery.candidates:
-        source, source_findings = verify_candidate(candidate)
+        source, source_findings = verify_candidate(candidate, options)
         sources.append(source)
         findings.extend(source_findings)
         if candidate.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
@@ -58,7 +60,9 @@ def audit(paths: list[str], *, version: str = __version__) -> AuditResult:
     return AuditResult(report=report, incomplete=incomplete)
 
 
-def verify_candidate(candidate: Candidate) -> tuple[Source, list[Finding]]:
+def verify_candidate(
+    candidate: Candidate, options: VerifyOptions = DEFAULT_OPTIONS
+) -> tuple[Source, list[Finding]]:
     """One source: its model entry and its findings."""
     if candidate.problem is not None:
         return _unverifiable(candidate)
@@ -75,7 +79,7 @@ def verify_candidate(candidate: Candidate) -> tuple[Source, list[Finding]]:
         )
         return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem]
     with stream:
-        outcome = verifier(candidate.path, candidate.real_path, stream, size)
+        outcome = verifier(candidate.path, candidate.real_path, stream, size, options)
     extra = _recheck_files(outcome.files)
     all_findings = outcome.findings + extra
     return _source(candidate, outcome, all_findings), all_findings

@@ -136,6 +136,55 @@ def order_conditions(conditions: set[Condition] | list[Condition]) -> list[Condi
     return [condition for condition in CONDITION_ORDER if condition in present]
 
 
+SEED_SCHEMA_ID = "sessaudit/seed/v1"
+
+
+class SeedSource(Frozen):
+    path: str
+    format: str
+    format_version: str | None
+    sha256: str | None
+
+
+class ForkPoint(Frozen):
+    """The last committed record of the run (or the one `--sequence N` names)."""
+
+    seq: int | None
+    line: int | None
+    byte_offset: int | None
+    fact_id: str | None
+
+
+class SeedContext(Frozen):
+    messages: list[Any]
+
+
+class Seed(Frozen):
+    """A seed (CONTRACT §5, `schemas/seed.v1.schema.json`): how to continue a run without guessing."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, json_schema_serialization_defaults_required=True
+    )
+
+    schema_: str = Field(default=SEED_SCHEMA_ID, alias="schema")
+    seed_kind: Literal["replay", "fork"]
+    redacted: bool = False
+    source: SeedSource
+    session_id: str | None
+    run_id: str
+    condition: Condition
+    fork_point: ForkPoint
+    pending_effects: list[PendingEffect]
+    replay: dict[str, Any] | None
+    context: SeedContext
+    next_facts: list[Any]
+    side_effects_replayed: bool = False
+    assumes: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    native: Any = None
+    native_text: str | None = None
+
+
 class Recovery(Frozen):
     condition: Condition
     conditions: list[Condition]
@@ -143,7 +192,8 @@ class Recovery(Frozen):
     assumes: list[str] = Field(default_factory=list)
     pending_effects: list[PendingEffect] = Field(default_factory=list)
     native_plan: dict[str, Any] | None = None
-    seed: dict[str, Any] | None = None
+    warnings: list[str] = Field(default_factory=list)
+    seed: Seed | None = None
 
 
 RunKind = Literal["run", "compaction", "turn", "remote-run", "approval", "task", "request"]

@@ -507,6 +507,18 @@ RULES: tuple[Rule, ...] = (
           its provisioned result slot when the declaration and environment still match.""",
         native_code=None,
     ),
+    _rule(
+        "SA304",
+        "replay-configuration-changed",
+        W,
+        None,
+        "A safe tool would be replayed although the current configuration digest differs.",
+        """tiny-agent's planner replays a pending `safe` tool when its declaration and environment still
+          match, without comparing the configuration digest (spec §13.2); the design says the
+          configuration must match. `--current` shows a different `configurationDigest` than the step
+          that produced the call: check that the replay is still what you want.""",
+        native_code=None,
+    ),
     # --- beyond tiny-agent's own reducer ---------------------------------------------------
     _rule(
         "SA401",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sessaudit.current import CurrentSource
 from sessaudit.model import Finding, Session
 
 
@@ -28,3 +29,15 @@ class SourceOutcome:
     sessions: list[Session] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     native: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    """What a verifier may be told beyond the bytes: the current configuration and a chosen fork point."""
+
+    current: CurrentSource | None = None
+    fork_run: str | None = None  # `sessaudit seed --run`: the run whose seed `fork_sequence` moves
+    fork_sequence: int | None = None  # `sessaudit seed --sequence N`
+
+
+DEFAULT_OPTIONS = VerifyOptions()

@@ -38,7 +38,13 @@ def safe(value: object) -> str:
     )
 
 
-def render_console(report: Report, *, color: bool = False, width: int = 160) -> str:
+def render_console(
+    report: Report,
+    *,
+    color: bool = False,
+    width: int = 160,
+    seed_paths: dict[tuple[str, str], str] | None = None,
+) -> str:
     buffer = io.StringIO()
     console = Console(
         file=buffer,
@@ -48,7 +54,7 @@ def render_console(report: Report, *, color: bool = False, width: int = 160) -> 
         no_color=not color,
         highlight=False,
         emoji=False,
-        soft_wrap=False,
+        soft_wrap=True,
     )
     console.print(Text(f"sessaudit {report.tool.version}", style="bold"))
     if report.sources:
@@ -59,7 +65,7 @@ def render_console(report: Report, *, color: bool = False, width: int = 160) -> 
     else:
         console.print("No session logs found.")
     _print_findings(console, report.findings)
-    _print_open_runs(console, report.sources)
+    _print_open_runs(console, report.sources, seed_paths or {})
     if report.skipped:
         console.print(Text(f"Skipped {len(report.skipped)} file(s) that are not session logs:", style="bold"))
         for item in report.skipped:
@@ -149,7 +155,7 @@ def _print_findings(console: Console, findings: list[Finding]) -> None:
             console.print(line)
 
 
-def _print_open_runs(console: Console, sources: list[Source]) -> None:
+def _print_open_runs(console: Console, sources: list[Source], seed_paths: dict[tuple[str, str], str]) -> None:
     entries = [
         (source, run)
         for source in sources
@@ -166,6 +172,9 @@ def _print_open_runs(console: Console, sources: list[Source]) -> None:
         console.print(Text(f"    {run.kind} {safe(run.run_id)} is {run.state}"))
         for line in describe_recovery(run):
             console.print(Text(f"    {safe(line)}"))
+        written = seed_paths.get((source.path, run.run_id))
+        if written is not None:
+            console.print(Text(f"    seed: {safe(written)}"))
 
 
 def describe_recovery(run: Run) -> list[str]:
@@ -189,9 +198,38 @@ def describe_recovery(run: Run) -> list[str]:
                 f"tool {effect.tool_name} ({effect.tool_call_id}) with {arguments} started, no result; "
                 f"declared safe to re-run"
             )
+    if recovery.native_plan is not None:
+        lines.append("next (tiny-agent's own recovery): " + describe_plan(recovery.native_plan))
+    for warning in recovery.warnings:
+        lines.append(f"warning: {warning}")
     if recovery.assumes:
         lines.append("assumes: " + "; ".join(recovery.assumes))
     return lines
+
+
+def describe_plan(plan: dict[str, Any]) -> str:
+    """A native plan (tiny-agent's shape) in words."""
+    kind = plan.get("type")
+    if kind == "appendSynthetic":
+        parts = [
+            f"{item.get('reason')} result for {item.get('toolName')} ({item.get('toolCallId')})"
+            for item in plan.get("results", [])
+        ]
+        return "append " + ", ".join(parts)
+    if kind == "startStep":
+        return f"start model step (attempt {plan.get('attempt')}, {plan.get('stepKind')})"
+    if kind == "startTool":
+        verb = "re-run" if plan.get("mode") == "replay" else "start"
+        return f"{verb} tool {plan.get('toolName')} with {_short_json(plan.get('arguments'))}"
+    if kind == "closeAttempt":
+        return "close the open model attempt as aborted"
+    if kind == "finish":
+        detail = f"/{plan['completion']}" if "completion" in plan else ""
+        error = f" ({plan['error'].get('code')})" if isinstance(plan.get("error"), dict) else ""
+        return f"finish the run as {plan.get('outcome')}{detail}{error}"
+    if kind == "blocked":
+        return f"blocked: {plan.get('reason')} (nothing can be appended until the configuration is restored)"
+    return str(kind)
 
 
 def _short_json(value: Any, limit: int = 160) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sessaudit.model import Report
+from sessaudit.model import Report, Seed
 
 
 def report_document(report: Report) -> dict[str, Any]:
@@ -31,4 +31,19 @@ def report_json_schema() -> dict[str, Any]:
         "$id": "https://sessaudit.dev/schemas/report.v1.schema.json",
         **schema,
         "title": "sessaudit report v1",
+    }
+
+
+SEED_SCHEMA_FILE = "seed.v1.schema.json"
+
+
+def seed_json_schema() -> dict[str, Any]:
+    """The seed's JSON Schema, derived from the model (a test keeps schemas/seed.v1 fresh)."""
+    schema: dict[str, Any] = Seed.model_json_schema(by_alias=True, mode="serialization")
+    schema["properties"]["schema"] = {"const": "sessaudit/seed/v1", "type": "string"}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://sessaudit.dev/schemas/seed.v1.schema.json",
+        **schema,
+        "title": "sessaudit seed v1",
     }

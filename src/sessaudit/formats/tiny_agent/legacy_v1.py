@@ -17,9 +17,10 @@ from sessaudit.formats.tiny_agent.legacy_v1_lines import (
     read_line,
 )
 from sessaudit.formats.tiny_agent.legacy_v1_recovery import Note
+from sessaudit.formats.tiny_agent.legacy_v1_seed import v1_context, v1_seed
 from sessaudit.formats.tiny_agent.legacy_v1_turns import Turns
 from sessaudit.framing import BYTE_ORDER_MARK, Line, LineReader
-from sessaudit.model import Finding, Session, Usage
+from sessaudit.model import Finding, Run, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.strictjson import LineProblem, decode_line
 
@@ -41,7 +42,7 @@ def verify_tiny_agent_v1(path: str, real_path: str, stream: BinaryIO, size: int)
     verifier = _Verifier()
     for line in reader:
         verifier.take(line, bom=line.number == 1 and reader.has_bom)
-    return verifier.outcome(path, real_path, reader)
+    return verifier.outcome(path, real_path, reader, stream)
 
 
 @dataclass(slots=True)
@@ -242,9 +243,9 @@ class _Verifier:
                 lines=len(self.early),
             )
 
-    def outcome(self, path: str, real_path: str, reader: LineReader) -> SourceOutcome:
+    def outcome(self, path: str, real_path: str, reader: LineReader, stream: BinaryIO) -> SourceOutcome:
         self._file_notes(reader)
-        runs = self.turns.finish()
+        runs = self._with_seeds(self.turns.finish(), path, reader, stream)
         findings = sorted((self._finding(note, path) for note in self.notes), key=Finding.sort_key)
         committed = reader.line_count > 0
         session = Session(
@@ -266,6 +267,29 @@ class _Verifier:
             findings=findings,
             native={"reducer": self.native.answer(reader)},
         )
+
+    def _with_seeds(self, runs: list[Run], path: str, reader: LineReader, stream: BinaryIO) -> list[Run]:
+        """Attach a seed to every run with a recovery (CONTRACT §5), built from the committed prefix."""
+        turns = {turn.run_id: turn for turn in self.turns.turns}
+        source = SeedSource(path=path, format="tiny-agent", format_version="1", sha256=reader.sha256)
+        seeded: list[Run] = []
+        for run in runs:
+            turn = turns.get(run.run_id)
+            if run.recovery is None or turn is None:
+                seeded.append(run)
+                continue
+            context = v1_context(stream, reader.repaired_length, turn.last_line)
+            seed = v1_seed(
+                run.recovery,
+                source=source,
+                session_id=self.session_id,
+                run_id=run.run_id,
+                fork_line=turn.last_line,
+                fork_offset=turn.last_offset,
+                context=context,
+            )
+            seeded.append(run.model_copy(update={"recovery": run.recovery.model_copy(update={"seed": seed})}))
+        return seeded
 
     def _finding(self, note: Note, path: str) -> Finding:
         return finding(

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.interface import FileRead, SourceOutcome
+from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions
 from sessaudit.formats.tiny_agent import header as headers
 from sessaudit.formats.tiny_agent.checks import Observations
 from sessaudit.formats.tiny_agent.compaction import Rereader
 from sessaudit.formats.tiny_agent.conditions import build_runs
 from sessaudit.formats.tiny_agent.precedence import Precedence
+from sessaudit.formats.tiny_agent.recovery import complete_runs
 from sessaudit.formats.tiny_agent.reducer import Failure, Reducer
 from sessaudit.formats.tiny_agent.shapes import Violation
 from sessaudit.formats.tiny_agent.state import Place
 from sessaudit.framing import Line, LineReader
-from sessaudit.model import Finding, Session, Usage
+from sessaudit.model import Finding, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.strictjson import LineProblem, decode_line
 from sessaudit.verdicts import Verdict
@@ -24,14 +25,19 @@ FORMAT: Final = "tiny-agent"
 REDUCE, TRACK, ENCODING_ONLY = "reduce", "track", "encoding-only"
 
 
-def verify_tiny_agent(path: str, real_path: str, stream: BinaryIO, size: int) -> SourceOutcome:
+def verify_tiny_agent(
+    path: str, real_path: str, stream: BinaryIO, size: int, options: VerifyOptions = DEFAULT_OPTIONS
+) -> SourceOutcome:
     """Verify the first `size` bytes of a tiny-agent session (v2; a v1 or newer header is unsupported)."""
-    return _Verification(path, real_path, stream, size).run()
+    return _Verification(path, real_path, stream, size, options).run()
 
 
 class _Verification:
-    def __init__(self, path: str, real_path: str, stream: BinaryIO, size: int) -> None:
+    def __init__(
+        self, path: str, real_path: str, stream: BinaryIO, size: int, options: VerifyOptions
+    ) -> None:
         self.path = path
+        self.options = options
         self.real_path = real_path
         self.stream = stream
         self.reader = LineReader(stream, size)
@@ -311,7 +317,18 @@ class _Verification:
             last_offset=self.last_offset,
         )
         if self.mode != ENCODING_ONLY:
+            runs, plan_findings = complete_runs(
+                runs,
+                self.reducer,
+                stream=self.stream,
+                committed=reader.repaired_length,
+                source=SeedSource(path=self.path, format=FORMAT, format_version="2", sha256=reader.sha256),
+                session_id=header.session_id,
+                options=self.options,
+                corrupt=corrupt,
+            )
             self.findings.extend(open_findings)
+            self.findings.extend(plan_findings)
             self.findings.extend(self.observations.findings())
         open_work = any(run.recovery is not None for run in runs) and self.mode != ENCODING_ONLY
         verdict = verdict_of(self.findings, open_work=open_work)

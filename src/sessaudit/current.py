@@ -165,10 +165,31 @@ def _schema_error(source: str, document: Any, errors: list[ValidationError]) -> 
     chosen = best_match(candidates or errors)
     assert chosen is not None
     pointer = "".join("/" + _escape(str(part)) for part in chosen.absolute_path)
-    reason = chosen.message
-    if len(reason) > _LONGEST_REASON:
-        reason = reason[: _LONGEST_REASON - 1] + "…"
-    return CurrentFileError(source, pointer, reason)
+    return CurrentFileError(source, pointer, _describe(chosen))
+
+
+def _describe(error: ValidationError) -> str:
+    """jsonschema's message, without a long echo of the offending value."""
+    found = _short(error.instance)
+    if error.validator == "type":
+        return f"expected {error.validator_value}, found {found}"
+    if error.validator == "enum":
+        return f"{found} is not one of {', '.join(map(repr, error.validator_value))}"
+    if error.validator == "pattern":
+        return f"{found} does not match {error.validator_value}"
+    if error.validator == "minLength":
+        return f"{found} should be non-empty"
+    reason: str = error.message
+    return reason if len(reason) <= _LONGEST_REASON else reason[: _LONGEST_REASON - 1] + "…"
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _configuration(document: dict[str, Any], pointer: str, source: str) -> CurrentConfiguration:

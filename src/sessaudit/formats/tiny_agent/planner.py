@@ -8,7 +8,9 @@ accepted by the reducer and a run reconciled plan by plan reaches its terminal r
 - an idle session (or a finished operation) has no plan, not a `finish` (defect 4);
 - a call answered by a pre-execution synthetic is resolved, not untouched (defect 1);
 - the answer a plan is about is the run's latest assistant entry, not the transcript's last message
-  with calls, so a `stop` after tool steps finishes the run (defect 2);
+  with calls, so a `stop` after tool steps finishes the run (defect 2); an abort answers every
+  unresolved call of that answer even when a later step has failed (§12.2 abort closure), where
+  tiny-agent's `finish aborted` would leave calls unanswered and the session unable to continue;
 - a new step's context is the active-context boundary the reducer requires (defect 3);
 - a call of a tool missing from the snapshot of the attempt that produced it gets `unknownTool`: a
   `toolStarted` for it would be rejected (§9.5);

@@ -148,7 +148,7 @@ def apply_compaction(
     journal.set(operation, "compaction_entry", fact_id)
     journal.set(operation, "compaction_attempt", step)
     r.namespace[fact_id] = FACT
-    r.active_boundary = operation.input_through
+    journal.set(r, "active_boundary", operation.input_through)
     checks.compaction_partition(r, operation, through, [r.entry_ids[ordinal] for ordinal in expected], place)
     return r.add_entry(fact_id, COMPACTION, place)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sessaudit.formats.tiny_agent.checks import parsed_arguments
+from sessaudit.formats.tiny_agent.planner import CONFIGURATION_UNCHANGED, REPLAY_POLICY_UNKNOWN
 from sessaudit.formats.tiny_agent.shapes import short_id, show
 from sessaudit.formats.tiny_agent.state import UNTOUCHED, Operation, ToolIntent
 from sessaudit.model import (
@@ -22,8 +23,6 @@ from sessaudit.rules import finding
 if TYPE_CHECKING:
     from sessaudit.formats.tiny_agent.reducer import Reducer
 
-CONFIGURATION_UNCHANGED = "configuration unchanged"
-REPLAY_POLICY_UNKNOWN = "replay policy of calls that never started is not recorded"
 RUN_STATES: dict[str, RunState] = {"completed": "completed", "aborted": "aborted", "failed": "failed"}
 
 

@@ -79,9 +79,10 @@ def apply_entry(r: Reducer, fact: dict[str, Any], fact_id: str, place: Place) ->
         r.transcript_message(message, place, "/entry/message")
         ordinal = r.add_entry(fact_id, kind_code, place)
         r.hash_message(fact_id, canonical_message(message))
-        r.active_boundary = fact_id
+        # journaled: a rejected transaction must not move the boundary a plan on the prefix relies on
+        r.journal.set(r, "active_boundary", fact_id)
         if kind_code == USER:
-            r.last_user = fact_id
+            r.journal.set(r, "last_user", fact_id)
         elif kind_code == ASSISTANT:
             current = r.current
             assert current is not None and answer is not None

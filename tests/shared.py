@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,3 +31,19 @@ def conformance_dir(name: str) -> Path:
             f"conformance suite '{name}' not found (needs ../shared/conformance/{name} beside the repo)"
         )
     return path
+
+
+@cache
+def conformance_manifest(suite: str, folder: str) -> list[dict[str, Any]]:
+    """The `fixtures` list of `shared/conformance/<suite>/<folder>/manifest.json` (skips when absent)."""
+    directory = conformance_dir(suite) / folder
+    fixtures: list[dict[str, Any]] = json.loads((directory / "manifest.json").read_text())["fixtures"]
+    return fixtures
+
+
+def conformance_names(suite: str, folder: str) -> list[str]:
+    """Fixture names for parametrisation; one placeholder (whose test then skips) when the suite is absent."""
+    try:
+        return [fixture["name"] for fixture in conformance_manifest(suite, folder)]
+    except pytest.skip.Exception:
+        return ["(conformance suite absent)"]

@@ -12,31 +12,15 @@ from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
 from sessaudit.cli import FailOn, app
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
 from sessaudit.reporters import RENDERERS, OutputFormat
 from sessaudit.reporters.console import safe
 from sessaudit.reporters.json import report_json_schema, seed_json_schema
 from sessaudit.resources import load_schema
 from tests.golden import check_golden
+from tests.sessions import clean_session, killed_during_deploy
 
 REPO = Path(__file__).resolve().parent.parent
 runner = CliRunner()
-
-
-def clean_session() -> bytes:
-    builder = SessionBuilder(seed=1, created_at=1787410800000, cwd="/home/dev/shop")
-    run = builder.start_run("hello")
-    builder.assistant(builder.step(run), "hi there")
-    builder.finish(run)
-    return builder.data()
-
-
-def killed_during_deploy() -> bytes:
-    builder = SessionBuilder(seed=2, created_at=1787410800000, cwd="/home/dev/shop")
-    run = builder.start_run("deploy it")
-    answer = builder.assistant(builder.step(run), None, calls=[Call("bash", {"command": "./deploy.sh"})])
-    builder.start_tool(answer, 0)
-    return builder.data()
 
 
 def test_every_output_format_choice_is_wired() -> None:

@@ -24,17 +24,10 @@ from sessaudit.model import Seed
 from sessaudit.resources import load_schema
 from sessaudit.seedfiles import SeedClash, seed_file_name, write_seed
 from sessaudit.seeds import report_seeds, seed_document
+from tests.sessions import killed_during_deploy
 
 SEED_SCHEMA = Draft202012Validator(load_schema("seed.v1.schema.json"))
 runner = CliRunner()
-
-
-def killed_during_deploy() -> bytes:
-    builder = SessionBuilder(seed=2, created_at=1787410800000, cwd="/home/dev/shop")
-    run = builder.start_run("deploy it")
-    answer = builder.assistant(builder.step(run), None, calls=[Call("bash", {"command": "./deploy.sh"})])
-    builder.start_tool(answer, 0)
-    return builder.data()
 
 
 def open_model_request() -> bytes:

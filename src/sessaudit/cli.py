@@ -34,6 +34,12 @@ class FailOn(StrEnum):
     NEVER = "never"
 
 
+CurrentOption = Annotated[
+    Path | None,
+    typer.Option("--current", help="The current agent configuration (one object, or a map by session id)."),
+]
+DebugOption = Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")]
+
 app = typer.Typer(
     name="sessaudit",
     help="Audit and forensically analyse AI-agent session logs (tiny-agent, Rivumi, Half-Pi).",
@@ -89,16 +95,11 @@ def verify(
         Path | None,
         typer.Option("--seeds-dir", help="Write one seed file per open run into DIR (never overwriting)."),
     ] = None,
-    current: Annotated[
-        Path | None,
-        typer.Option(
-            "--current", help="The current agent configuration (one object, or a map by session id)."
-        ),
-    ] = None,
+    current: CurrentOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", help="Print no report on stdout; the exit code tells.")
     ] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")] = False,
+    debug: DebugOption = False,
 ) -> None:
     """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
     try:
@@ -151,13 +152,8 @@ def seed(
     sequence: Annotated[
         int | None, typer.Option("--sequence", min=1, help="Fork at fact/event sequence N instead.")
     ] = None,
-    current: Annotated[
-        Path | None,
-        typer.Option(
-            "--current", help="The current agent configuration (one object, or a map by session id)."
-        ),
-    ] = None,
-    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")] = False,
+    current: CurrentOption = None,
+    debug: DebugOption = False,
 ) -> None:
     """Print the seed of one open run (--run), or of every open run as a JSON array."""
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.verdicts import Verdict
-from tests.shared import conformance_dir
+from tests.shared import conformance_dir, conformance_manifest, conformance_names
 
 # Recovery conditions of every fixture left with an open operation, derived by hand from CONTRACT §4's
 # tiny-agent v2 column (not from the verifier's output), with the reasoning in a comment.
@@ -50,18 +49,12 @@ OPEN_CONDITIONS: dict[str, list[str]] = {
 SEED_KIND = {"effect-unknown": "fork", "attempts-exhausted": "fork"}
 
 
-@cache
 def _manifest() -> list[dict[str, Any]]:
-    directory = conformance_dir("tiny-agent") / "fixtures"
-    fixtures: list[dict[str, Any]] = json.loads((directory / "manifest.json").read_text())["fixtures"]
-    return fixtures
+    return conformance_manifest("tiny-agent", "fixtures")
 
 
 def _names() -> list[str]:
-    try:
-        return [fixture["name"] for fixture in _manifest()]
-    except pytest.skip.Exception:
-        return ["(conformance suite absent)"]
+    return conformance_names("tiny-agent", "fixtures")
 
 
 def _verify(name: str) -> tuple[SourceOutcome, dict[str, Any]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 from sessaudit.current import configuration_from_json
 from sessaudit.formats.tiny_agent.planner import PlanResult, plan_recovery
 from tests.formats.tiny_agent.test_planner import PLAN_SCHEMA, check_plan, reduce_bytes
-from tests.shared import conformance_dir
+from tests.shared import conformance_dir, conformance_manifest, conformance_names
 
 
 @dataclass(frozen=True)
@@ -97,18 +96,12 @@ DESIGN_DIVERGENCES: dict[str, tuple[str, str]] = {
 }
 
 
-@cache
 def _manifest() -> list[dict[str, Any]]:
-    directory = conformance_dir("tiny-agent") / "planner-fixtures"
-    fixtures: list[dict[str, Any]] = json.loads((directory / "manifest.json").read_text())["fixtures"]
-    return fixtures
+    return conformance_manifest("tiny-agent", "planner-fixtures")
 
 
 def _names() -> list[str]:
-    try:
-        return [fixture["name"] for fixture in _manifest()]
-    except pytest.skip.Exception:
-        return ["(conformance suite absent)"]
+    return conformance_names("tiny-agent", "planner-fixtures")
 
 
 def _case(name: str) -> tuple[PlanResult | None, dict[str, Any], Path]:

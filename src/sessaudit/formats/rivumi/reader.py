@@ -1,0 +1,114 @@
+"""Read one Rivumi run directory without changing it, and run the per-file checks (events, manifest, lock)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Final
+
+from sessaudit.formats.interface import FileRead
+from sessaudit.formats.rivumi.catalogue import finding
+from sessaudit.formats.rivumi.events import EventLog, verify_events
+from sessaudit.formats.rivumi.manifest import JsonArtifact, check_lock, check_manifest, check_request
+from sessaudit.formats.rivumi.usage import cross_check_usage
+from sessaudit.model import Finding
+
+RUN_FILES: Final = ("events.jsonl", "session.json", "request.json", ".writer.lock")
+TEMP_PREFIXES: Final = tuple(
+    f".{name}."
+    for name in ("session.json", "request.json", "checkpoint.json", "verification.json", "result.json")
+)
+
+
+@dataclass(slots=True)
+class RunCheck:
+    """The per-file verdicts of one run directory; reconciliation (§4) and replay (§5) build on this."""
+
+    directory: str
+    files: list[FileRead] = field(default_factory=list)
+    contents: dict[str, bytes | None] = field(default_factory=dict)
+    log: EventLog | None = None
+    manifest: JsonArtifact | None = None
+    request: JsonArtifact | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _read(shown: str, real: str, check: RunCheck) -> bytes | None:
+    """A regular file's bytes (never following a symlink), or None when absent; problems become findings."""
+    try:
+        descriptor = os.open(real, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        check.findings.append(finding("SA543", f"{shown} cannot be opened: {error.strerror}", path=shown))
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            check.findings.append(finding("SA543", f"{shown} is not a regular file", path=shown))
+            return None
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            data = stream.read()
+    except OSError as error:
+        check.findings.append(finding("SA543", f"{shown} cannot be read: {error.strerror}", path=shown))
+        return None
+    finally:
+        os.close(descriptor)
+    check.files.append(FileRead(shown, real, len(data), hashlib.sha256(data).hexdigest()))
+    return data
+
+
+def check_run_directory(shown: str, real: str) -> RunCheck:
+    """Each file of the run read once (events.jsonl, session.json, request.json, .writer.lock) and checked."""
+    check = RunCheck(shown)
+    for name in RUN_FILES:
+        check.contents[name] = _read(os.path.join(shown, name), os.path.join(real, name), check)
+    for entry in sorted(os.listdir(real)):
+        if entry.startswith(TEMP_PREFIXES):
+            check.findings.append(
+                finding(
+                    "SA542",
+                    f"{entry} is a temp file of an atomic write left by a killed writer; ignored",
+                    path=os.path.join(shown, entry),
+                )
+            )
+    directory_name = os.path.basename(os.path.normpath(real))
+    manifest = check_manifest(
+        os.path.join(shown, "session.json"), check.contents["session.json"], directory_name=directory_name
+    )
+    check.manifest = manifest
+    document = manifest.document
+    check.request = check_request(
+        os.path.join(shown, "request.json"), check.contents["request.json"], document
+    )
+    events_data = check.contents["events.jsonl"]
+    events_path = os.path.join(shown, "events.jsonl")
+    if events_data is not None:
+        run_id = document.get("run_id") if document is not None else None
+        task_id = document.get("task_id") if document is not None else None
+        check.log = verify_events(
+            events_path,
+            io.BytesIO(events_data),
+            len(events_data),
+            run_id=run_id if isinstance(run_id, str) else directory_name,
+            task_id=task_id if isinstance(task_id, str) else None,
+        )
+        if document is not None:
+            check.findings.extend(cross_check_usage(os.path.join(shown, "session.json"), document, check.log))
+    unreadable = {item.location.path for item in check.findings if item.rule == "SA543"}
+    # a file that exists but could not be read is reported once, not also as missing
+    for artifact in (manifest, check.request):
+        check.findings.extend(
+            item
+            for item in artifact.findings
+            if not (item.location.path in unreadable and item.rule in ("SA530", "SA536"))
+        )
+    check.findings.extend(
+        check_lock(os.path.join(shown, ".writer.lock"), check.contents[".writer.lock"], document)
+    )
+    if check.log is not None:
+        check.findings.extend(check.log.findings)
+    check.findings.sort(key=lambda item: (item.location.path or "", item.location.line or 0, item.rule))
+    return check

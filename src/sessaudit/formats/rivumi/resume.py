@@ -1,0 +1,215 @@
+"""What Rivumi's `claim_and_validate_resume` would answer (spec §4), computed read-only from the files.
+
+Rivumi's claim rewrites session.json and the lock; this module writes nothing and runs no `git` (the
+workspace HEAD is read from `.git/HEAD`, loose refs and `packed-refs`). Known approximations, each a
+place where the answer may differ from Rivumi's: pydantic's lax coercions are modelled only for the
+envelope (`sequence` as a digit string or integral float, `created_at` as a number); the manifest and
+request are judged by the strict v1 schemas (a string-typed number there is accepted by Rivumi); the
+manifest and request JSON is decoded strictly (Python's `json` would take duplicate keys and NaN).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from sessaudit.formats.rivumi.eventtypes import ENVELOPE_KEYS
+from sessaudit.formats.rivumi.manifest import RESUME_SIZE_LIMIT, check_manifest, check_request
+
+SIDE_EFFECT_TYPES: Final = frozenset({"tool.started", "verification.started"})
+_INTEGER_TEXT: Final = re.compile(r"\s*[-+]?\d+\s*")
+_HEX40: Final = re.compile(r"[0-9a-fA-F]{40}")
+
+
+class ResumeRefused(Exception):
+    """Rivumi's SessionValidationError / SessionBusyError, with its message."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeAnswer:
+    ok: bool
+    message: str | None
+    repaired_to: int | None
+
+    def as_native(self) -> dict[str, Any]:
+        return {"ok": self.ok, "message": self.message, "repaired_to": self.repaired_to}
+
+
+def native_resume(
+    run_dir: str, contents: dict[str, bytes | None], *, writer_active: bool = False
+) -> ResumeAnswer:
+    """`contents`: the bytes of session.json, request.json and events.jsonl (None when absent)."""
+    state: dict[str, Any] = {"repaired_to": None}
+    try:
+        _validate(run_dir, contents, writer_active, state)
+    except ResumeRefused as refusal:
+        return ResumeAnswer(False, str(refusal), state["repaired_to"])
+    return ResumeAnswer(True, None, state["repaired_to"])
+
+
+def _validate(
+    run_dir: str, contents: dict[str, bytes | None], writer_active: bool, state: dict[str, Any]
+) -> None:
+    if writer_active:
+        raise ResumeRefused("session already has an active writer")
+    manifest = _load_artifact("session.json", contents.get("session.json"))
+    if not check_manifest("session.json", contents.get("session.json")).valid:
+        raise ResumeRefused("session.json does not match the supported schema")
+    _load_artifact("request.json", contents.get("request.json"))
+    request = check_request("request.json", contents.get("request.json"), None)
+    if not request.valid or request.document is None:
+        raise ResumeRefused("request.json is not a valid task contract")
+    run_id, task_id = manifest["run_id"].strip(), manifest["task_id"].strip()  # identifiers are stripped
+    manifest = {**manifest, "run_id": run_id, "task_id": task_id}
+    if request.document["task_id"].strip() != task_id:
+        raise ResumeRefused("request task_id does not match session")
+    base_sha = request.document.get("base_sha")
+    if not isinstance(base_sha, str) or base_sha.lower() != manifest["base_sha"].lower():
+        raise ResumeRefused("request base_sha does not match session")
+    last, last_type = _events(contents.get("events.jsonl"), manifest)
+    recorded = manifest.get("last_event_sequence", -1)
+    if recorded not in (last, last + 1):
+        raise ResumeRefused("manifest event sequence does not match events.jsonl")
+    if recorded == last + 1:
+        state["repaired_to"] = last
+    elif last_type in SIDE_EFFECT_TYPES:
+        raise ResumeRefused(
+            "session stopped during a side effect; automatic resume cannot prove whether the action completed"
+        )
+    _workspace(os.path.join(run_dir, "workspace"), manifest["base_sha"])
+    if manifest.get("terminal", False):
+        raise ResumeRefused("terminal sessions cannot be resumed")
+
+
+def _load_artifact(name: str, data: bytes | None) -> dict[str, Any]:
+    if data is None:
+        raise ResumeRefused(f"missing session artifact: {name}")
+    if len(data) > RESUME_SIZE_LIMIT:
+        raise ResumeRefused(f"session artifact is too large: {name}")
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ResumeRefused(f"invalid JSON session artifact: {name}") from None
+    return document if isinstance(document, dict) else {}
+
+
+def _events(data: bytes | None, manifest: dict[str, Any]) -> tuple[int, str | None]:
+    """The last sequence (−1 for none) and last event type, after Rivumi's per-event checks."""
+    if data is None:
+        if manifest.get("last_event_sequence", -1) != -1:
+            raise ResumeRefused("events.jsonl is missing")
+        return -1, None
+    if len(data) > RESUME_SIZE_LIMIT:
+        raise ResumeRefused("events.jsonl is too large to resume safely")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResumeRefused("events.jsonl contains an invalid event") from None
+    last, last_type = -1, None
+    index = 0
+    for piece in text.splitlines():  # universal newlines, as Rivumi's reader splits (spec §4.1 trap)
+        if not piece.strip():
+            continue
+        event = _lax_event(piece)
+        if event is None:
+            raise ResumeRefused("events.jsonl contains an invalid event")
+        if event["sequence"] != index:
+            raise ResumeRefused("event sequence is not contiguous")
+        if event["run_id"] != manifest["run_id"]:
+            raise ResumeRefused("event run_id does not match session")
+        if event["task_id"] is not None and event["task_id"] != manifest["task_id"]:
+            raise ResumeRefused("event task_id does not match session")
+        last, last_type = event["sequence"], event["event_type"]
+        index += 1
+    return last, last_type
+
+
+def _lax_event(piece: str) -> dict[str, Any] | None:
+    """A RunEvent as pydantic's lax JSON mode would accept it, or None."""
+    try:
+        record = json.loads(piece)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not set(record) <= set(ENVELOPE_KEYS):
+        return None
+    event_type, run_id, task_id = record.get("event_type"), record.get("run_id"), record.get("task_id")
+    if not (isinstance(event_type, str) and event_type and isinstance(run_id, str) and run_id):
+        return None
+    if task_id is not None and not isinstance(task_id, str):
+        return None
+    if not isinstance(record.get("data", {}), dict) or not isinstance(record.get("event_id", ""), str):
+        return None
+    if "created_at" in record and not _lax_datetime(record["created_at"]):
+        return None
+    sequence = _lax_int(record.get("sequence"))
+    if sequence is None or sequence < 0:
+        return None
+    return {"event_type": event_type, "run_id": run_id, "task_id": task_id, "sequence": sequence}
+
+
+def _lax_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
+        return int(value)
+    return None
+
+
+def _lax_datetime(value: Any) -> bool:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _workspace(workspace: str, base_sha: str) -> None:
+    if os.path.islink(workspace) or not os.path.isdir(workspace):
+        raise ResumeRefused("session workspace is missing or is a symlink")
+    git_dir = os.path.join(workspace, ".git")
+    head = _read_text(os.path.join(git_dir, "HEAD")) if os.path.isdir(git_dir) else None
+    if head is None:
+        # without its own .git, `git rev-parse` fails or finds an enclosing repository: either way no match
+        raise ResumeRefused("session workspace is not a valid Git worktree")
+    head = head.strip()
+    if head.startswith("ref:"):
+        resolved = _resolve_ref(git_dir, head[4:].strip())
+        if resolved is None:
+            raise ResumeRefused("session workspace is not a valid Git worktree")
+        head = resolved
+    if not _HEX40.fullmatch(head):
+        raise ResumeRefused("session workspace is not a valid Git worktree")
+    if head.lower() != base_sha.lower():
+        raise ResumeRefused("workspace HEAD does not match the recorded base_sha")
+
+
+def _resolve_ref(git_dir: str, ref: str) -> str | None:
+    loose = _read_text(os.path.join(git_dir, *ref.split("/")))
+    if loose is not None:
+        return loose.strip()
+    packed = _read_text(os.path.join(git_dir, "packed-refs")) or ""
+    for line in packed.splitlines():
+        parts = line.split(" ", 1)
+        if len(parts) == 2 and parts[1].strip() == ref:
+            return parts[0]
+    return None
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None

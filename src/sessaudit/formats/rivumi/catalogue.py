@@ -135,6 +135,55 @@ RULES: tuple[RivumiRule, ...] = (
         Verdict.UNREADABLE,
         "A run file is not a regular file or unreadable.",
     ),
+    RivumiRule(
+        "SA550",
+        "manifest-ahead-repaired",
+        W,
+        Verdict.REPAIRABLE,
+        "session.json is one event ahead of events.jsonl; Rivumi's resume sets it back to the log.",
+    ),
+    RivumiRule(
+        "SA551",
+        "manifest-ahead-over-side-effect",
+        W,
+        Verdict.NEEDS_RECOVERY,
+        "The manifest is one ahead over a last side-effect start; Rivumi resumes without its outcome.",
+    ),
+    RivumiRule(
+        "SA552",
+        "manifest-sequence-mismatch",
+        E,
+        CORRUPT,
+        "session.json's last_event_sequence is behind the log or two or more ahead of it.",
+    ),
+    RivumiRule(
+        "SA553",
+        "events-missing",
+        E,
+        CORRUPT,
+        "events.jsonl is missing although the manifest records committed events.",
+    ),
+    RivumiRule(
+        "SA554",
+        "stopped-during-side-effect",
+        W,
+        Verdict.NEEDS_RECOVERY,
+        "The log ends in tool.started or verification.started; Rivumi refuses to resume.",
+    ),
+    RivumiRule(
+        "SA555",
+        "events-not-yet-written",
+        N,
+        None,
+        "events.jsonl is absent and the manifest records no event (Rivumi accepts this).",
+    ),
+    RivumiRule(
+        "SA556",
+        "last-event-unrecognised",
+        N,
+        None,
+        "A non-terminal run ends in an event the open-state table does not name; step-pending assumed.",
+    ),
 )
 
 _BY_CODE = {entry.code: entry for entry in RULES}

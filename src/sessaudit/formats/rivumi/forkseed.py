@@ -1,0 +1,102 @@
+"""What `rivumi sessions --fork-from-event RUN --sequence N` prints (spec §5.3, seed-only), byte for byte.
+
+This is the seed-only behaviour that CONTRACT §2 (`seed --native`) names: stdout is the seed's sorted compact
+JSON plus a newline, exit 0; a refusal is `error: <message>` plus a newline on stderr, exit 2. The
+create-fork behaviour of 5dc5dc4 and later (a new `fork-<32hex>` run with a random id and an absolute
+workspace path, see builder_fork.py) cannot be predicted byte for byte and is not modelled here.
+
+Order of checks, as Rivumi's `fork_seed_jsonl`: the file is loaded (§5.1 errors), then the sequence is
+checked, then the whole log is normalised and reduced (so a duplicate, id drift or NUL anywhere fails), then
+the fork point must exist, then the prefix (sequence <= N) is reduced again for `replay_state`.
+`source_run_id` / `source_conversation_id` are the prefix's ids, not the whole log's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sessaudit.formats.rivumi.encoding import dump_sorted
+from sessaudit.formats.rivumi.replay import ReplayError, load_jsonl, reduce_events
+
+REFUSAL_STATUS: Final = 2
+
+
+@dataclass(frozen=True, slots=True)
+class NativeSeed:
+    """Rivumi's answer: `text` (exact stdout, trailing LF included) and `value` (parsed), or a refusal.
+
+    On a refusal `message` is Rivumi's ReplayValidationError text, `stderr` what the CLI prints, and
+    `exit_status` 2; on success `exit_status` is 0.
+    """
+
+    text: str | None
+    value: dict[str, Any] | None
+    message: str | None
+    exit_status: int
+
+    @property
+    def ok(self) -> bool:
+        return self.text is not None
+
+    @property
+    def stderr(self) -> str:
+        return "" if self.message is None else f"error: {self.message}\n"
+
+    def as_native(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The seed document's `native` and `native_text` (both null when Rivumi refuses)."""
+        return self.value, self.text
+
+
+def native_fork_seed(
+    events: bytes | None,
+    manifest: Mapping[str, Any] | None,
+    request: Mapping[str, Any] | None,
+    *,
+    run_id: str,
+    sequence: int,
+    events_path: str | None = None,
+) -> NativeSeed:
+    """Rivumi's fork seed of a run at event `sequence`, from the bytes of its events.jsonl.
+
+    `events` None means events.jsonl is absent; the message then names `events_path` (default
+    `<run_id>/events.jsonl`; Rivumi names the path it built from its run root, which we cannot know).
+    `manifest` and `request` are not read: the seed-only CLI reads events.jsonl alone, so a missing or
+    invalid session.json/request.json does not change its answer. They are accepted so that a caller
+    holding a run passes it whole.
+    """
+    del manifest, request  # not read by Rivumi's seed-only fork (see docstring)
+    try:
+        if events is None:
+            path = events_path if events_path is not None else os.path.join(run_id, "events.jsonl")
+            raise ReplayError(f"could not read event JSONL: [Errno 2] No such file or directory: {path!r}")
+        value = fork_seed(load_jsonl(events), sequence)
+    except ReplayError as error:
+        return NativeSeed(None, None, str(error), REFUSAL_STATUS)
+    return NativeSeed(dump_sorted(value) + "\n", value, None, 0)
+
+
+def fork_seed(records: list[dict[str, Any]], sequence: int) -> dict[str, Any]:
+    """Rivumi's `fork_seed_at_sequence(...).as_dict()` for loaded event objects; raises ReplayError."""
+    if isinstance(sequence, bool) or not isinstance(sequence, int) or sequence < 0:
+        raise ReplayError("fork sequence must be a non-negative integer")
+    whole = reduce_events(records)  # normalises, bounds, sorts and reduces everything, as Rivumi does
+    point = next((item for item in whole["timeline"] if item["sequence"] == sequence), None)
+    if point is None:
+        raise ReplayError(f"fork sequence {sequence} was not found")
+    # every record normalised above, so `sequence` is a non-negative int in each
+    prefix = reduce_events([record for record in records if record["sequence"] <= sequence])
+    seed: dict[str, Any] = {
+        "schema_version": 1,
+        "fork_point_sequence": sequence,
+        "fork_point_event_type": point["event_type"],
+        "source_run_id": prefix.get("run_id"),
+        "source_conversation_id": prefix.get("conversation_id"),
+        "events_included": prefix["event_count"],
+        "side_effects_replayed": False,
+        "run_started": False,
+        "replay_state": prefix,
+    }
+    return {key: item for key, item in seed.items() if item is not None}

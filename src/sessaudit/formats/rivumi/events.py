@@ -263,31 +263,29 @@ class _Verification:
         self.next_sequence = sequence + 1 if sequence >= expected else expected
 
     def check_ids(self, record: dict[str, Any]) -> None:
-        log = self.log
         run_id = record.get("run_id")
         if isinstance(run_id, str) and run_id:
-            expected = self.expected_run_id or log.run_id
-            if expected is not None and run_id != expected:
-                self.report(
-                    "SA512",
-                    f"run_id {run_id!r} differs from the run's {expected!r}",
-                    "/run_id",
-                    expected=expected,
-                    found=run_id,
-                )
-            log.run_id = log.run_id or run_id
+            self.log.run_id = self._check_owner(
+                "run_id", "SA512", run_id, self.expected_run_id, self.log.run_id
+            )
         task_id = record.get("task_id")
         if isinstance(task_id, str):
-            expected = self.expected_task_id or log.task_id
-            if expected is not None and task_id != expected:
-                self.report(
-                    "SA513",
-                    f"task_id {task_id!r} differs from the run's {expected!r}",
-                    "/task_id",
-                    expected=expected,
-                    found=task_id,
-                )
-            log.task_id = log.task_id or task_id
+            self.log.task_id = self._check_owner(
+                "task_id", "SA513", task_id, self.expected_task_id, self.log.task_id
+            )
+
+    def _check_owner(self, key: str, code: str, found: str, given: str | None, seen: str | None) -> str:
+        """One run/task id against the one given or first seen; returns the id the log is now owned by."""
+        expected = given or seen
+        if expected is not None and found != expected:
+            self.report(
+                code,
+                f"{key} {found!r} differs from the run's {expected!r}",
+                f"/{key}",
+                expected=expected,
+                found=found,
+            )
+        return seen or found
 
     def check_data(self, event_type: str, data: dict[str, Any]) -> None:
         keys = DATA_KEYS.get(event_type)

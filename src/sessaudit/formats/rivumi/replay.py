@@ -29,19 +29,8 @@ TEXT_KEYS: Final = (
     "base_sha",
     "model_override",
 )
-DETAIL_KEYS: Final = (
-    "summary",
-    "terminal_reason",
-    "reason",
-    "error",
-    "tool",
-    "tool_name",
-    "name",
-    "model",
-    "runtime",
-    "provider",
-    "base_sha",
-)
+# the keys a replay shows as detail: the text keys except the free text and the override
+DETAIL_KEYS: Final = tuple(key for key in TEXT_KEYS if key not in ("text", "model_override"))
 ID_KEYS: Final = ("run_id", "conversation_id", "turn_id")
 TURN_STARTS: Final = frozenset({"user.message", "turn_started"})
 TURN_ENDS: Final = frozenset(

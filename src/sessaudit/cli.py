@@ -17,6 +17,8 @@ from sessaudit import __version__
 from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
 from sessaudit.formats.interface import VerifyOptions
+from sessaudit.formats.rivumi.forkseed import directory_fork_seed
+from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
 from sessaudit.reporters import RENDERERS, OutputFormat
 from sessaudit.reporters.console import render_console, safe
 from sessaudit.rules import RULES, find_rule
@@ -147,16 +149,26 @@ def _load_current(path: Path | None) -> CurrentSource | None:
 
 @app.command()
 def seed(
-    path: Annotated[str, typer.Argument(help="A session file (or a folder of them).")],
+    path: Annotated[str, typer.Argument(help="A session file, a Rivumi run directory, or a folder of them.")],
     run: Annotated[str | None, typer.Option("--run", help="The run whose seed to print.")] = None,
     sequence: Annotated[
-        int | None, typer.Option("--sequence", min=1, help="Fork at fact/event sequence N instead.")
+        int | None, typer.Option("--sequence", min=0, help="Fork at fact/event sequence N instead.")
     ] = None,
+    native: Annotated[
+        bool,
+        typer.Option(
+            "--native",
+            help="Print the source system's own seed, byte for byte (Rivumi: its --fork-from-event).",
+        ),
+    ] = False,
     current: CurrentOption = None,
     debug: DebugOption = False,
 ) -> None:
     """Print the seed of one open run (--run), or of every open run as a JSON array."""
     try:
+        if native:
+            code = _native_seed(path, run, sequence)
+            raise typer.Exit(code)
         options = VerifyOptions(current=_load_current(current), fork_run=run, fork_sequence=sequence)
         result = audit([path], options=options)
         seeds = [(run_id, item) for _, run_id, item in report_seeds(result.report)]
@@ -183,6 +195,22 @@ def seed(
             f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL
         )
     raise typer.Exit(code)
+
+
+def _native_seed(path: str, run: str | None, sequence: int | None) -> int:
+    """`seed --native`: Rivumi's own fork seed on stdout, or its refusal on stderr with its exit status."""
+    try:
+        chosen = choose_rivumi_run(path, run)
+    except NativeSeedUnavailable as error:
+        _fail(f"--native: {error}", EXIT_USAGE)
+    answer = directory_fork_seed(
+        chosen.real_path, events_path=os.path.join(chosen.path, "events.jsonl"), sequence=sequence
+    )
+    if answer.text is not None:
+        sys.stdout.write(answer.text)
+    else:
+        sys.stderr.write(answer.stderr)
+    return answer.exit_status
 
 
 @app.command()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,17 +10,23 @@ from typing import BinaryIO
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Format, Problem, discover
 from sessaudit.evidence import open_evidence, recheck
-from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions
+from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions, source_sha256
+from sessaudit.formats.rivumi.verifier import verify_rivumi
 from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
 from sessaudit.model import FileEvidence, Finding, Report, Source, Summary, Tool
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 
 FileVerifier = Callable[[str, str, BinaryIO, int, VerifyOptions], SourceOutcome]
+DirectoryVerifier = Callable[[str, str, VerifyOptions], SourceOutcome]
 
 # Formats verified from one regular file; the explicit registry of CONTRACT §1's formats.
 FILE_VERIFIERS: dict[Format, FileVerifier] = {
     Format.TINY_AGENT: verify_tiny_agent_file,
+}
+# Formats verified from a directory of files, each read by the verifier itself (read-only, no locks).
+DIRECTORY_VERIFIERS: dict[Format, DirectoryVerifier] = {
+    Format.RIVUMI: verify_rivumi,
 }
 
 
@@ -66,6 +71,9 @@ def verify_candidate(
     """One source: its model entry and its findings."""
     if candidate.problem is not None:
         return _unverifiable(candidate)
+    directory_verifier = DIRECTORY_VERIFIERS.get(candidate.format) if candidate.format else None
+    if directory_verifier is not None:
+        return _checked(candidate, directory_verifier(candidate.path, candidate.real_path, options))
     verifier = FILE_VERIFIERS.get(candidate.format) if candidate.format else None
     if verifier is None:
         message = f"{candidate.format} sources are recognised but not verified by sessaudit {__version__}"
@@ -80,8 +88,13 @@ def verify_candidate(
         return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem]
     with stream:
         outcome = verifier(candidate.path, candidate.real_path, stream, size, options)
-    extra = _recheck_files(outcome.files)
-    all_findings = outcome.findings + extra
+    return _checked(candidate, outcome)
+
+
+def _checked(candidate: Candidate, outcome: SourceOutcome) -> tuple[Source, list[Finding]]:
+    """The outcome with its files re-hashed (SA004/SA005) and turned into the report's source."""
+    all_findings = outcome.findings + _recheck_files(outcome.files)
+    all_findings.sort(key=Finding.sort_key)
     return _source(candidate, outcome, all_findings), all_findings
 
 
@@ -130,16 +143,6 @@ def _source(candidate: Candidate, outcome: SourceOutcome, findings: list[Finding
         native=outcome.native,
         sessions=outcome.sessions,
     )
-
-
-def source_sha256(files: list[FileRead]) -> str | None:
-    """One file: its hash; several: sha256 of `<sha256>  <relative path>\\n` lines sorted by path."""
-    if not files:
-        return None
-    if len(files) == 1:
-        return files[0].sha256
-    lines = sorted(f"{item.sha256}  {item.path}\n" for item in files)
-    return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
 def summarise(sources: list[Source], findings: list[Finding]) -> Summary:

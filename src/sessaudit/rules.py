@@ -2,43 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from sessaudit.model import Finding, Location
-from sessaudit.verdicts import Severity, Verdict
+from sessaudit.rulebase import (
+    CORRUPT,
+    NEEDS_RECOVERY,
+    REPAIRABLE,
+    UNREADABLE,
+    UNSUPPORTED,
+    E,
+    N,
+    Rule,
+    W,
+    _rule,
+)
+from sessaudit.rules_rivumi import RIVUMI_RULES
+from sessaudit.verdicts import Verdict
 
-E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
-CORRUPT, UNREADABLE, UNSUPPORTED = Verdict.CORRUPT, Verdict.UNREADABLE, Verdict.UNSUPPORTED
-NEEDS_RECOVERY, REPAIRABLE = Verdict.NEEDS_RECOVERY, Verdict.REPAIRABLE
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    code: str
-    name: str
-    severity: Severity
-    verdict: Verdict | None
-    summary: str
-    doc: str
-    native_code: str | None = None
-    formats: tuple[str, ...] = ()
-
-
-def _rule(
-    code: str,
-    name: str,
-    severity: Severity,
-    verdict: Verdict | None,
-    summary: str,
-    doc: str,
-    native_code: str | None = None,
-    formats: tuple[str, ...] = ("tiny-agent",),
-) -> Rule:
-    return Rule(code, name, severity, verdict, summary, " ".join(doc.split()), native_code, formats)
-
-
-RULES: tuple[Rule, ...] = (
+_CORE_RULES: tuple[Rule, ...] = (
     # --- inputs and evidence --------------------------------------------------------------
     _rule(
         "SA001",
@@ -69,8 +51,8 @@ RULES: tuple[Rule, ...] = (
         UNSUPPORTED,
         "The input is of a version this release cannot verify.",
         """The input was recognised, but its format or version (a tiny-agent header with `version`
-          above 2; a Rivumi run directory or Half-Pi store before their verifiers exist) is not
-          verified by this release. For tiny-agent, `native.reducer` still shows what tiny-agent's
+          above 2; a Rivumi `session.json` with `schema_version` above 1, whose event log is still
+          verified; a Half-Pi store before its verifier exists) is not verified by this release. For tiny-agent, `native.reducer` still shows what tiny-agent's
           own reducer answers.""",
         formats=(),
     ),
@@ -705,6 +687,8 @@ RULES: tuple[Rule, ...] = (
         native_code=None,
     ),
 )
+
+RULES: tuple[Rule, ...] = _CORE_RULES + RIVUMI_RULES
 
 _BY_CODE = {rule.code: rule for rule in RULES}
 _BY_NAME = {rule.name: rule for rule in RULES}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,3 +43,17 @@ class VerifyOptions:
 
 
 DEFAULT_OPTIONS = VerifyOptions()
+
+
+def source_sha256(files: list[FileRead]) -> str | None:
+    """One file: its hash; several: sha256 of `<sha256>  <relative path>\\n` lines sorted by path.
+
+    Paths are relative to the first file's folder (a Rivumi run directory, a Half-Pi store's folder), so
+    the hash does not depend on how the source was named on the command line."""
+    if not files:
+        return None
+    if len(files) == 1:
+        return files[0].sha256
+    root = os.path.dirname(files[0].path)
+    lines = sorted(f"{item.sha256}  {os.path.relpath(item.path, root or '.')}\n" for item in files)
+    return hashlib.sha256("".join(lines).encode()).hexdigest()

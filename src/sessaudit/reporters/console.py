@@ -170,7 +170,7 @@ def _print_open_runs(console: Console, sources: list[Source], seed_paths: dict[t
     for source, run in entries:
         console.print(Text(f"  {safe(source.path)}", style="bold"))
         console.print(Text(f"    {run.kind} {safe(run.run_id)} is {run.state}"))
-        for line in describe_recovery(run):
+        for line in describe_recovery(run) + describe_native(source, run):
             console.print(Text(f"    {safe(line)}"))
         written = seed_paths.get((source.path, run.run_id))
         if written is not None:
@@ -204,6 +204,25 @@ def describe_recovery(run: Run) -> list[str]:
         lines.append(f"warning: {warning}")
     if recovery.assumes:
         lines.append("assumes: " + "; ".join(recovery.assumes))
+    return lines
+
+
+def describe_native(source: Source, run: Run) -> list[str]:
+    """What the source system itself would do with the open run (Rivumi: its resume answer), and the
+    seed's own warnings."""
+    lines: list[str] = []
+    resume = source.native.get("resume") if source.format == "rivumi" else None
+    if isinstance(resume, dict):
+        if resume.get("ok"):
+            repaired = resume.get("repaired_to")
+            repair = f" after setting last_event_sequence back to {repaired}" if repaired is not None else ""
+            lines.append(f"Rivumi's own resume: accepts the run{repair}")
+        else:
+            lines.append(f"Rivumi's own resume: refuses ({resume.get('message')})")
+    seed = run.recovery.seed if run.recovery is not None else None
+    if seed is not None:
+        shown = set(run.recovery.warnings) if run.recovery is not None else set()
+        lines.extend(f"seed warning: {warning}" for warning in seed.warnings if warning not in shown)
     return lines
 
 

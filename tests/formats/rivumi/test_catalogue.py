@@ -1,23 +1,25 @@
-"""The local Rivumi rule table: unique codes in SA501–SA599, kebab-case names, one-line summaries."""
+"""The Rivumi rules in the catalogue: SA5xx, marked as Rivumi's, and each one emitted by the Rivumi code."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from sessaudit.formats.rivumi.catalogue import RULES
-from sessaudit.rules import find_rule
+from sessaudit.rules import RULES
+from sessaudit.rules_rivumi import RIVUMI_RULES
 
-
-def test_codes_names_and_summaries() -> None:
-    codes = [entry.code for entry in RULES]
-    assert codes == sorted(codes) and len(set(codes)) == len(codes)
-    assert all(re.fullmatch(r"SA5\d\d", code) and code != "SA500" for code in codes)
-    names = [entry.name for entry in RULES]
-    assert len(set(names)) == len(names)
-    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) for name in names)
-    assert all(entry.summary.endswith(".") and "\n" not in entry.summary for entry in RULES)
+RIVUMI_SOURCE = Path(__file__).resolve().parents[3] / "src" / "sessaudit" / "formats" / "rivumi"
 
 
-def test_no_clash_with_the_project_catalogue() -> None:
-    for entry in RULES:
-        assert find_rule(entry.code) is None and find_rule(entry.name) is None
+def test_rivumi_rules_are_sa5xx_and_in_the_catalogue() -> None:
+    assert all(re.fullmatch(r"SA5\d\d", entry.code) for entry in RIVUMI_RULES)
+    assert all(entry.formats == ("rivumi",) for entry in RIVUMI_RULES)
+    assert set(RIVUMI_RULES) <= set(RULES)
+    codes = [entry.code for entry in RIVUMI_RULES]
+    assert codes == sorted(codes)
+
+
+def test_every_rivumi_rule_is_emitted_somewhere() -> None:
+    text = "".join(path.read_text(encoding="utf-8") for path in sorted(RIVUMI_SOURCE.glob("*.py")))
+    unused = [entry.code for entry in RIVUMI_RULES if f'"{entry.code}"' not in text]
+    assert unused == []

@@ -14,7 +14,6 @@ import pytest
 from sessaudit.formats.rivumi.builder import RunBuilder
 from sessaudit.formats.rivumi.builder_fork import build_fork_run
 from sessaudit.formats.rivumi.builder_parts import Crash, ToolCall
-from sessaudit.formats.rivumi.catalogue import verdict_of
 from sessaudit.formats.rivumi.encoding import dump_sorted
 from sessaudit.formats.rivumi.events import EventLog, verify_events
 from sessaudit.formats.rivumi.scenarios import (
@@ -28,6 +27,7 @@ from sessaudit.formats.rivumi.scenarios import (
     build_run,
 )
 from sessaudit.model import Usage
+from sessaudit.rules import verdict_of
 from sessaudit.verdicts import Verdict
 
 Mutation = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]

@@ -103,7 +103,8 @@ def _remove(key: str) -> Callable[[Document], None]:
     ("mutation", "expected"),
     [
         (_put("/surprise", 1), [("SA532", "/surprise")]),
-        (_put("/schema_version", 2), [("SA532", "/schema_version")]),
+        (_put("/schema_version", 2), [("SA003", "/schema_version")]),
+        (_put("/schema_version", 0), [("SA532", "/schema_version")]),
         (_put("/base_sha", "abc"), [("SA532", "/base_sha")]),
         (_put("/step", "3"), [("SA532", "/step")]),
         (

@@ -12,7 +12,6 @@ import pytest
 from sessaudit.formats.rivumi.builder import RunBuilder
 from sessaudit.formats.rivumi.builder_fork import build_fork_run
 from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode, ToolCall
-from sessaudit.formats.rivumi.catalogue import verdict_of
 from sessaudit.formats.rivumi.encoding import dump_sorted
 from sessaudit.formats.rivumi.reader import RunCheck, check_run_directory
 from sessaudit.formats.rivumi.reconcile import Reconciliation, reconcile
@@ -28,6 +27,7 @@ from sessaudit.formats.rivumi.scenarios import (
     build_run,
 )
 from sessaudit.model import Recovery
+from sessaudit.rules import verdict_of
 from sessaudit.verdicts import Verdict, worst
 
 CLEAN, REPAIRABLE, RECOVER, CORRUPT = (

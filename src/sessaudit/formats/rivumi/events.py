@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.rivumi.catalogue import finding
 from sessaudit.formats.rivumi.envelope import (
     envelope_type_problems,
     parse_datetime,
@@ -24,6 +23,7 @@ from sessaudit.formats.rivumi.ledger import LedgerPlace, UsageRow, usage_row
 from sessaudit.formats.rivumi.ordering import LoopOrder
 from sessaudit.framing import LineReader
 from sessaudit.model import Finding, Usage
+from sessaudit.rules import finding
 from sessaudit.strictjson import LineProblem, decode_line
 
 CANONICAL_CREATED_AT: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")

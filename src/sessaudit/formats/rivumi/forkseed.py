@@ -18,8 +18,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from sessaudit.evidence import open_evidence
 from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.replay import ReplayError, load_jsonl, reduce_events
+from sessaudit.formats.rivumi.replay import (
+    ReplayError,
+    load_jsonl,
+    missing_log_message,
+    native_replay,
+    reduce_events,
+)
 
 REFUSAL_STATUS: Final = 2
 
@@ -71,11 +78,38 @@ def native_fork_seed(
     try:
         if events is None:
             path = events_path if events_path is not None else os.path.join(run_id, "events.jsonl")
-            raise ReplayError(f"could not read event JSONL: [Errno 2] No such file or directory: {path!r}")
+            raise ReplayError(missing_log_message(path))
         value = fork_seed(load_jsonl(events), sequence)
     except ReplayError as error:
         return NativeSeed(None, None, str(error), REFUSAL_STATUS)
     return NativeSeed(dump_sorted(value) + "\n", value, None, 0)
+
+
+def directory_fork_seed(real_path: str, *, events_path: str, sequence: int | None) -> NativeSeed:
+    """`rivumi sessions --fork-from-event RUN --sequence N` for the run directory `real_path`, read-only.
+
+    `sequence` None: the last event's sequence (the default fork point of a sessaudit seed); when the log
+    cannot be replayed, Rivumi's own error for it is the answer."""
+    events = _read_events(os.path.join(real_path, "events.jsonl"))
+    if sequence is None:
+        replay = native_replay(events, events_path=events_path)
+        last = replay.state.get("last_sequence") if replay.state is not None else None
+        sequence = last if isinstance(last, int) else 0
+    run_id = os.path.basename(os.path.normpath(real_path))
+    return native_fork_seed(events, None, None, run_id=run_id, sequence=sequence, events_path=events_path)
+
+
+def _read_events(path: str) -> bytes | None:
+    try:
+        stream, size = open_evidence(path)
+    except FileNotFoundError:
+        return None
+    chunks: list[bytes] = []
+    with stream:
+        while size > 0 and (chunk := stream.read(size)):
+            chunks.append(chunk)
+            size -= len(chunk)
+    return b"".join(chunks)
 
 
 def fork_seed(records: list[dict[str, Any]], sequence: int) -> dict[str, Any]:

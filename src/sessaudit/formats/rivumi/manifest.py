@@ -9,10 +9,10 @@ from typing import Any, Final
 
 from jsonschema import Draft202012Validator, ValidationError  # type: ignore[import-untyped]
 
-from sessaudit.formats.rivumi.catalogue import finding
 from sessaudit.formats.rivumi.manifest_fields import TERMINAL_PHASES
 from sessaudit.model import Finding
 from sessaudit.resources import load_schema
+from sessaudit.rules import finding
 from sessaudit.strictjson import LineProblem, loads_strict
 
 SESSION_SCHEMA: Final = "rivumi-session.v1.schema.json"
@@ -93,6 +93,19 @@ def check_manifest(path: str, data: bytes | None, *, directory_name: str | None 
     _decode(path, data, "SA531", artifact)
     manifest = artifact.document
     if manifest is None:
+        return artifact
+    version = manifest.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > 1:
+        # a newer manifest is not a broken v1 one: it is not judged against v1 at all
+        artifact.findings.append(
+            finding(
+                "SA003",
+                f"session.json has schema_version {version}; this release verifies version 1 only (Rivumi "
+                "versions that write it are newer than the spec)",
+                path=path,
+                pointer="/schema_version",
+            )
+        )
         return artifact
     fork = str(manifest.get("run_id", "")).startswith("fork-") and manifest.get("provider_name") == "fork"
     for error in sorted(_validator(SESSION_SCHEMA).iter_errors(manifest), key=_pointer):

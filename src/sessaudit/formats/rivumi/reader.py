@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from sessaudit.formats.interface import FileRead
-from sessaudit.formats.rivumi.catalogue import finding
 from sessaudit.formats.rivumi.events import EventLog, verify_events
 from sessaudit.formats.rivumi.manifest import JsonArtifact, check_lock, check_manifest, check_request
 from sessaudit.formats.rivumi.usage import cross_check_usage
 from sessaudit.model import Finding
+from sessaudit.rules import finding
 
 RUN_FILES: Final = ("events.jsonl", "session.json", "request.json", ".writer.lock")
 TEMP_PREFIXES: Final = tuple(

@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from sessaudit.formats.rivumi.catalogue import finding, verdict_of
 from sessaudit.formats.rivumi.events import Event, EventLog
 from sessaudit.formats.rivumi.manifest import JsonArtifact
 from sessaudit.formats.rivumi.manifest_fields import TERMINAL_PHASES
 from sessaudit.model import SEED_KIND, Condition, Finding, PendingEffect, Recovery, Run, RunState
+from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
 
 TERMINAL_EVENTS: Final[dict[str, RunState]] = {

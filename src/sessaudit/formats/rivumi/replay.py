@@ -54,12 +54,20 @@ class ReplayAnswer:
         return {"ok": self.ok, "message": self.message, "state": self.state, "text": self.text}
 
 
-def native_replay(data: bytes) -> ReplayAnswer:
+def native_replay(data: bytes | None, *, events_path: str = "events.jsonl") -> ReplayAnswer:
+    """`data` None: events.jsonl is absent (the message names `events_path`; Rivumi names the path it
+    built from its run root, which a verifier cannot know)."""
     try:
+        if data is None:
+            raise ReplayError(missing_log_message(events_path))
         state = reduce_events(load_jsonl(data))
     except ReplayError as error:
         return ReplayAnswer(False, str(error), None, None)
     return ReplayAnswer(True, None, state, canonical_text(state))
+
+
+def missing_log_message(events_path: str) -> str:
+    return f"could not read event JSONL: [Errno 2] No such file or directory: {events_path!r}"
 
 
 def canonical_text(state: dict[str, Any]) -> str:

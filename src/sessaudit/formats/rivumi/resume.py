@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
@@ -26,36 +26,54 @@ _HEX40: Final = re.compile(r"[0-9a-fA-F]{40}")
 
 
 class ResumeRefused(Exception):
-    """Rivumi's SessionValidationError / SessionBusyError, with its message."""
+    """Rivumi's SessionValidationError / SessionBusyError, with its message and the check that refused."""
+
+    def __init__(self, message: str, stage: str = "records") -> None:
+        super().__init__(message)
+        self.stage = stage
 
 
 @dataclass(frozen=True, slots=True)
 class ResumeAnswer:
+    """`refused_by`: which check refused — "writer", "records", "workspace" or "terminal" (None when ok)."""
+
     ok: bool
     message: str | None
     repaired_to: int | None
+    refused_by: str | None = field(default=None, compare=False)
 
     def as_native(self) -> dict[str, Any]:
         return {"ok": self.ok, "message": self.message, "repaired_to": self.repaired_to}
 
 
 def native_resume(
-    run_dir: str, contents: dict[str, bytes | None], *, writer_active: bool = False
+    run_dir: str,
+    contents: dict[str, bytes | None],
+    *,
+    writer_active: bool = False,
+    check_workspace: bool = True,
 ) -> ResumeAnswer:
-    """`contents`: the bytes of session.json, request.json and events.jsonl (None when absent)."""
+    """`contents`: the bytes of session.json, request.json and events.jsonl (None when absent).
+
+    `check_workspace` False skips step 7 (the records alone: what a resume in a restored workspace would
+    answer)."""
     state: dict[str, Any] = {"repaired_to": None}
     try:
-        _validate(run_dir, contents, writer_active, state)
+        _validate(run_dir, contents, writer_active, check_workspace, state)
     except ResumeRefused as refusal:
-        return ResumeAnswer(False, str(refusal), state["repaired_to"])
+        return ResumeAnswer(False, str(refusal), state["repaired_to"], refusal.stage)
     return ResumeAnswer(True, None, state["repaired_to"])
 
 
 def _validate(
-    run_dir: str, contents: dict[str, bytes | None], writer_active: bool, state: dict[str, Any]
+    run_dir: str,
+    contents: dict[str, bytes | None],
+    writer_active: bool,
+    check_workspace: bool,
+    state: dict[str, Any],
 ) -> None:
     if writer_active:
-        raise ResumeRefused("session already has an active writer")
+        raise ResumeRefused("session already has an active writer", "writer")
     manifest = _load_artifact("session.json", contents.get("session.json"))
     if not check_manifest("session.json", contents.get("session.json")).valid:
         raise ResumeRefused("session.json does not match the supported schema")
@@ -80,9 +98,19 @@ def _validate(
         raise ResumeRefused(
             "session stopped during a side effect; automatic resume cannot prove whether the action completed"
         )
-    _workspace(os.path.join(run_dir, "workspace"), manifest["base_sha"])
+    if check_workspace:
+        _workspace(os.path.join(run_dir, "workspace"), manifest["base_sha"])
     if manifest.get("terminal", False):
-        raise ResumeRefused("terminal sessions cannot be resumed")
+        raise ResumeRefused("terminal sessions cannot be resumed", "terminal")
+
+
+def resume_log_problem(data: bytes, *, run_id: str, task_id: str | None) -> str | None:
+    """What Rivumi's resume says about this events.jsonl alone (its step 4), for a run with these ids."""
+    try:
+        _events(data, {"run_id": run_id, "task_id": task_id})
+    except ResumeRefused as refusal:
+        return str(refusal)
+    return None
 
 
 def _load_artifact(name: str, data: bytes | None) -> dict[str, Any]:
@@ -101,14 +129,14 @@ def _events(data: bytes | None, manifest: dict[str, Any]) -> tuple[int, str | No
     """The last sequence (−1 for none) and last event type, after Rivumi's per-event checks."""
     if data is None:
         if manifest.get("last_event_sequence", -1) != -1:
-            raise ResumeRefused("events.jsonl is missing")
+            raise ResumeRefused("events.jsonl is missing", "events")
         return -1, None
     if len(data) > RESUME_SIZE_LIMIT:
-        raise ResumeRefused("events.jsonl is too large to resume safely")
+        raise ResumeRefused("events.jsonl is too large to resume safely", "events")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ResumeRefused("events.jsonl contains an invalid event") from None
+        raise ResumeRefused("events.jsonl contains an invalid event", "events") from None
     last, last_type = -1, None
     index = 0
     for piece in text.splitlines():  # universal newlines, as Rivumi's reader splits (spec §4.1 trap)
@@ -116,13 +144,13 @@ def _events(data: bytes | None, manifest: dict[str, Any]) -> tuple[int, str | No
             continue
         event = _lax_event(piece)
         if event is None:
-            raise ResumeRefused("events.jsonl contains an invalid event")
+            raise ResumeRefused("events.jsonl contains an invalid event", "events")
         if event["sequence"] != index:
-            raise ResumeRefused("event sequence is not contiguous")
+            raise ResumeRefused("event sequence is not contiguous", "events")
         if event["run_id"] != manifest["run_id"]:
-            raise ResumeRefused("event run_id does not match session")
+            raise ResumeRefused("event run_id does not match session", "events")
         if event["task_id"] is not None and event["task_id"] != manifest["task_id"]:
-            raise ResumeRefused("event task_id does not match session")
+            raise ResumeRefused("event task_id does not match session", "events")
         last, last_type = event["sequence"], event["event_type"]
         index += 1
     return last, last_type
@@ -177,22 +205,22 @@ def _lax_datetime(value: Any) -> bool:
 
 def _workspace(workspace: str, base_sha: str) -> None:
     if os.path.islink(workspace) or not os.path.isdir(workspace):
-        raise ResumeRefused("session workspace is missing or is a symlink")
+        raise ResumeRefused("session workspace is missing or is a symlink", "workspace")
     git_dir = os.path.join(workspace, ".git")
     head = _read_text(os.path.join(git_dir, "HEAD")) if os.path.isdir(git_dir) else None
     if head is None:
         # without its own .git, `git rev-parse` fails or finds an enclosing repository: either way no match
-        raise ResumeRefused("session workspace is not a valid Git worktree")
+        raise ResumeRefused("session workspace is not a valid Git worktree", "workspace")
     head = head.strip()
     if head.startswith("ref:"):
         resolved = _resolve_ref(git_dir, head[4:].strip())
         if resolved is None:
-            raise ResumeRefused("session workspace is not a valid Git worktree")
+            raise ResumeRefused("session workspace is not a valid Git worktree", "workspace")
         head = resolved
     if not _HEX40.fullmatch(head):
-        raise ResumeRefused("session workspace is not a valid Git worktree")
+        raise ResumeRefused("session workspace is not a valid Git worktree", "workspace")
     if head.lower() != base_sha.lower():
-        raise ResumeRefused("workspace HEAD does not match the recorded base_sha")
+        raise ResumeRefused("workspace HEAD does not match the recorded base_sha", "workspace")
 
 
 def _resolve_ref(git_dir: str, ref: str) -> str | None:

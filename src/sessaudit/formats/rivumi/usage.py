@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sessaudit.formats.rivumi.catalogue import finding
 from sessaudit.formats.rivumi.events import EventLog
 from sessaudit.model import Finding
+from sessaudit.rules import finding
 
 _COMPARED: Final = ("input_tokens", "output_tokens", "cached_input_tokens")
 

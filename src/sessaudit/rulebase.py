@@ -1,0 +1,36 @@
+"""What a catalogue rule is; the catalogue itself is `sessaudit.rules` (one table per format family)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sessaudit.verdicts import Severity, Verdict
+
+E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
+CORRUPT, UNREADABLE, UNSUPPORTED = Verdict.CORRUPT, Verdict.UNREADABLE, Verdict.UNSUPPORTED
+NEEDS_RECOVERY, REPAIRABLE = Verdict.NEEDS_RECOVERY, Verdict.REPAIRABLE
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    verdict: Verdict | None
+    summary: str
+    doc: str
+    native_code: str | None = None
+    formats: tuple[str, ...] = ()
+
+
+def _rule(
+    code: str,
+    name: str,
+    severity: Severity,
+    verdict: Verdict | None,
+    summary: str,
+    doc: str,
+    native_code: str | None = None,
+    formats: tuple[str, ...] = ("tiny-agent",),
+) -> Rule:
+    return Rule(code, name, severity, verdict, summary, " ".join(doc.split()), native_code, formats)

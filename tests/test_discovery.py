@@ -99,3 +99,23 @@ def test_half_pi_store_is_recognised_without_opening_sqlite(tmp_path: Path) -> N
     found = discover([str(tmp_path)])
     assert [(Path(c.path).name, c.format) for c in found.candidates] == [("mind.db", Format.HALF_PI)]
     assert [Path(item.path).name for item in found.skipped] == ["other.db"]
+
+
+def test_a_damaged_run_directory_is_still_a_rivumi_source(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "run-2"
+    (run / "workspace").mkdir(parents=True)
+    (run / "session.json").write_bytes(b'{"sche')  # torn by something other than Rivumi's atomic save
+    (run / "events.jsonl").write_bytes(b'{"event_ty')
+    (run / "workspace" / "inner.jsonl").write_bytes(V2_HEADER)
+    found = discover([str(tmp_path / "runs"), str(run / "session.json")])
+    assert [(c.format, c.real_path) for c in found.candidates] == [
+        (Format.RIVUMI, str(run)),
+        (Format.RIVUMI, str(run)),
+    ]
+    assert found.skipped == []
+
+
+def test_a_lone_events_file_without_companions_is_not_a_run(tmp_path: Path) -> None:
+    (tmp_path / "events.jsonl").write_bytes(b'{"event_ty')
+    found = discover([str(tmp_path)])
+    assert found.candidates == [] and [Path(item.path).name for item in found.skipped] == ["events.jsonl"]

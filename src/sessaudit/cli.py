@@ -176,6 +176,8 @@ def seed(
             seeds = [(run_id, item) for run_id, item in seeds if run_id == run]
             if not seeds:
                 _fail(f"no open run {run!r} with a seed in {path} (see `sessaudit verify`)", EXIT_USAGE)
+        elif sequence is not None and not seeds:
+            _fail(f"sequence {sequence} is not a verified fact of an open run in {path}", EXIT_USAGE)
         elif sequence is not None and len(seeds) != 1:
             _fail(f"--sequence needs --run: {path} has {len(seeds)} open runs with seeds", EXIT_USAGE)
         if sequence is not None and seeds[0][1].fork_point.seq != sequence:

@@ -213,15 +213,23 @@ def _looks_like_half_pi(real_path: str) -> bool:
 
 
 def rivumi_run_directory(real_path: str) -> bool:
-    """A directory with `session.json` holding `schema_version`, or an `events.jsonl` of events."""
+    """A directory with `session.json` holding `schema_version`, or an `events.jsonl` of events (CONTRACT §1);
+    also, leniently, one whose `session.json` or `events.jsonl` is damaged beyond that test but which has
+    a run's companions (`request.json`, `.writer.lock` or `workspace/`), so a damaged run is verified, not
+    walked into and skipped."""
     manifest = os.path.join(real_path, "session.json")
+    events = os.path.join(real_path, "events.jsonl")
     try:
         if os.path.isfile(manifest) and b'"schema_version"' in _read_prefix(manifest, SNIFF_BYTES):
             return True
-        events = os.path.join(real_path, "events.jsonl")
         if os.path.isfile(events):
             first_line = _read_prefix(events, SNIFF_BYTES).split(b"\n", 1)[0]
-            return all(key in first_line for key in (b'"event_type"', b'"run_id"', b'"sequence"'))
+            if all(key in first_line for key in (b'"event_type"', b'"run_id"', b'"sequence"')):
+                return True
     except OSError:
         return False
-    return False
+    has_record = os.path.lexists(manifest) or os.path.lexists(events)
+    return has_record and any(
+        os.path.lexists(os.path.join(real_path, name))
+        for name in ("request.json", ".writer.lock", "workspace")
+    )

@@ -52,8 +52,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         "The input is of a version this release cannot verify.",
         """The input was recognised, but its format or version (a tiny-agent header with `version`
           above 2; a Rivumi `session.json` with `schema_version` above 1, whose event log is still
-          verified; a Half-Pi store before its verifier exists) is not verified by this release. For tiny-agent, `native.reducer` still shows what tiny-agent's
-          own reducer answers.""",
+          verified; a Half-Pi store before its verifier exists) is not verified by this release. For
+          tiny-agent, `native.reducer` still shows what tiny-agent's own reducer answers.""",
         formats=(),
     ),
     _rule(

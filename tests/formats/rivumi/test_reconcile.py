@@ -29,6 +29,7 @@ from sessaudit.formats.rivumi.scenarios import (
 from sessaudit.model import Recovery
 from sessaudit.rules import verdict_of
 from sessaudit.verdicts import Verdict, worst
+from tests.formats.rivumi.runs import append, manifest_of, set_manifest
 
 CLEAN, REPAIRABLE, RECOVER, CORRUPT = (
     Verdict.CLEAN,
@@ -61,26 +62,6 @@ class Audit:
 def audit(run_dir: Path) -> Audit:
     check = check_run_directory(str(run_dir), str(run_dir))
     return Audit(check, reconcile(check.log, check.manifest, events_path=str(run_dir / "events.jsonl")))
-
-
-def manifest_of(run_dir: Path) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((run_dir / "session.json").read_text(encoding="utf-8"))
-    return document
-
-
-def set_manifest(run_dir: Path, **fields: Any) -> None:
-    (run_dir / "session.json").write_text(dump_sorted({**manifest_of(run_dir), **fields}), encoding="utf-8")
-
-
-def append(run_dir: Path, event_type: str, data: dict[str, Any], **manifest: Any) -> None:
-    """One more event after the last, saved into the manifest first as Rivumi's writer does."""
-    lines = (run_dir / "events.jsonl").read_bytes().splitlines()
-    last = json.loads(lines[-1])
-    event = {**last, "event_type": event_type, "data": data, "sequence": last["sequence"] + 1}
-    event["event_id"] = f"{last['sequence'] + 1:032x}"
-    set_manifest(run_dir, last_event_sequence=event["sequence"], **manifest)
-    with (run_dir / "events.jsonl").open("ab") as stream:
-        stream.write((dump_sorted(event) + "\n").encode("utf-8"))
 
 
 def built(tmp_path: Path, crash: Crash | None = None, script: Script | None = None) -> Path:

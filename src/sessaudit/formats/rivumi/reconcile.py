@@ -10,6 +10,7 @@ Decisions where the spec or contract leave room:
 - A terminal run is one whose last event is `run.completed`/`run.failed`/`run.cancelled`, or whose
   manifest is terminal (the manifest is saved before the terminal event, so a lost terminal event
   leaves a terminal manifest one ahead: spec §3.1).
+- A last `approval.requested` without a usable manifest (phase unknown) is `approval-pending`.
 - Phase `paused` gives `step-pending`, except over a last `tool.started`/`verification.started`, whose
   unknown or replayable effect is never hidden.
 """
@@ -227,7 +228,7 @@ def open_state_of(last_event: Event | None, phase: str | None) -> OpenState:
     if event_type in MODEL_OPEN:
         return OpenState("model-request-open")
     if event_type == "approval.requested":
-        if phase == "waiting_approval":
+        if phase in ("waiting_approval", None):  # None: no usable manifest; the event alone says it
             return OpenState("approval-pending")
         return OpenState(
             "step-pending",

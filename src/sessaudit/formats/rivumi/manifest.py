@@ -130,11 +130,11 @@ def check_manifest(path: str, data: bytes | None, *, directory_name: str | None 
         artifact.findings.append(
             finding("SA532", f"{pointer or '/'}: {_describe(error)}", path=path, pointer=pointer)
         )
-    artifact.findings.extend(_cross_field(path, manifest, directory_name))
+    artifact.findings.extend(cross_field_problems(path, manifest, directory_name))
     return artifact
 
 
-def _cross_field(path: str, manifest: dict[str, Any], directory_name: str | None) -> list[Finding]:
+def cross_field_problems(path: str, manifest: dict[str, Any], directory_name: str | None) -> list[Finding]:
     problems: list[Finding] = []
 
     def report(message: str, pointer: str, **evidence: Any) -> None:

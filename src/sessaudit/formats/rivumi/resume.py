@@ -1,11 +1,11 @@
 """What Rivumi's `claim_and_validate_resume` would answer (spec §4), computed read-only from the files.
 
 Rivumi's claim rewrites session.json and the lock; this module writes nothing and runs no `git` (the
-workspace HEAD is read from `.git/HEAD`, loose refs and `packed-refs`). Known approximations, each a
-place where the answer may differ from Rivumi's: pydantic's lax coercions are modelled only for the
-envelope (`sequence` as a digit string or integral float, `created_at` as a number); the manifest and
-request are judged by the strict v1 schemas (a string-typed number there is accepted by Rivumi); the
-manifest and request JSON is decoded strictly (Python's `json` would take duplicate keys and NaN).
+workspace HEAD is read from `.git/HEAD`, loose refs and `packed-refs`). Rivumi reads its files with
+pydantic models in lax mode; so does this module, through pydantic itself (lax.py): the manifest and
+request are coerced against our strict v1 schemas and then validated, and each event's envelope is read
+as the lax RunEvent model reads it. Known approximation: the JSON is decoded by Python's `json`, which
+like pydantic's parser takes the last of duplicate keys, but also accepts NaN where pydantic may not.
 """
 
 from __future__ import annotations
@@ -14,14 +14,20 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from functools import cache
 from typing import Any, Final
 
 from sessaudit.formats.rivumi.eventtypes import ENVELOPE_KEYS
-from sessaudit.formats.rivumi.manifest import RESUME_SIZE_LIMIT, check_manifest, check_request
+from sessaudit.formats.rivumi.lax import LaxCoercer, lax_integer, lax_value
+from sessaudit.formats.rivumi.manifest import (
+    REQUEST_SCHEMA,
+    RESUME_SIZE_LIMIT,
+    SESSION_SCHEMA,
+    cross_field_problems,
+)
+from sessaudit.resources import load_schema
 
 SIDE_EFFECT_TYPES: Final = frozenset({"tool.started", "verification.started"})
-_INTEGER_TEXT: Final = re.compile(r"\s*[-+]?\d+\s*")
 _HEX40: Final = re.compile(r"[0-9a-fA-F]{40}")
 
 
@@ -74,18 +80,17 @@ def _validate(
 ) -> None:
     if writer_active:
         raise ResumeRefused("session already has an active writer", "writer")
-    manifest = _load_artifact("session.json", contents.get("session.json"))
-    if not check_manifest("session.json", contents.get("session.json")).valid:
+    manifest = _lax_document(_load_artifact("session.json", contents.get("session.json")), SESSION_SCHEMA)
+    if manifest is None or cross_field_problems("session.json", manifest, None):
         raise ResumeRefused("session.json does not match the supported schema")
-    _load_artifact("request.json", contents.get("request.json"))
-    request = check_request("request.json", contents.get("request.json"), None)
-    if not request.valid or request.document is None:
+    request = _lax_document(_load_artifact("request.json", contents.get("request.json")), REQUEST_SCHEMA)
+    if request is None:
         raise ResumeRefused("request.json is not a valid task contract")
     run_id, task_id = manifest["run_id"].strip(), manifest["task_id"].strip()  # identifiers are stripped
     manifest = {**manifest, "run_id": run_id, "task_id": task_id}
-    if request.document["task_id"].strip() != task_id:
+    if request["task_id"].strip() != task_id:
         raise ResumeRefused("request task_id does not match session")
-    base_sha = request.document.get("base_sha")
+    base_sha = request.get("base_sha")
     if not isinstance(base_sha, str) or base_sha.lower() != manifest["base_sha"].lower():
         raise ResumeRefused("request base_sha does not match session")
     last, last_type = _events(contents.get("events.jsonl"), manifest)
@@ -102,6 +107,18 @@ def _validate(
         _workspace(os.path.join(run_dir, "workspace"), manifest["base_sha"])
     if manifest.get("terminal", False):
         raise ResumeRefused("terminal sessions cannot be resumed", "terminal")
+
+
+@cache
+def _coercer(schema: str) -> LaxCoercer:
+    return LaxCoercer(load_schema(schema))
+
+
+def _lax_document(document: dict[str, Any], schema: str) -> dict[str, Any] | None:
+    """The document as Rivumi's lax pydantic model reads it, or None when the model refuses it."""
+    coercer = _coercer(schema)
+    coerced = coercer.coerce(document)
+    return coerced if isinstance(coerced, dict) and coercer.validator.is_valid(coerced) else None
 
 
 def resume_log_problem(data: bytes, *, run_id: str, task_id: str | None) -> str | None:
@@ -173,34 +190,14 @@ def _lax_event(piece: str) -> dict[str, Any] | None:
         return None
     if "created_at" in record and not _lax_datetime(record["created_at"]):
         return None
-    sequence = _lax_int(record.get("sequence"))
+    sequence = lax_integer(record.get("sequence"))
     if sequence is None or sequence < 0:
         return None
     return {"event_type": event_type, "run_id": run_id, "task_id": task_id, "sequence": sequence}
 
 
-def _lax_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
-        return int(value)
-    return None
-
-
 def _lax_datetime(value: Any) -> bool:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return True
-    if not isinstance(value, str):
-        return False
-    try:
-        datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
+    return lax_value("date-time", value) is not None
 
 
 def _workspace(workspace: str, base_sha: str) -> None:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
+from sessaudit.formats.rivumi.scenarios import (
+    KILLED_AFTER_TOOL_STARTED,
+    MANIFEST_AHEAD_AT_TERMINAL,
+    build_run,
+)
 from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
 
 HERE = Path(__file__).resolve().parent
 SESSIONS = Path("tiny-agent/.tiny-agent/sessions")
+RUNS = Path("rivumi/runs")
 CWD = "/home/dev/shop"
 CONFIGURATION = Configuration(tools=("read", "edit", "bash"))
 
@@ -119,6 +126,21 @@ def legacy_session() -> LegacySessionBuilder:
     return builder
 
 
+def rivumi_runs() -> dict[Path, bytes]:
+    """Two Rivumi runs of the standard task (read calc.py, fix add(), verify): one killed while its edit
+    ran, one killed between saving session.json for run.completed and appending it. Their workspaces
+    are left out, as in most copied evidence (and git cannot hold their `.git`)."""
+    files: dict[Path, bytes] = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        root = Path(temporary)
+        build_run(root, seed=201, crash=KILLED_AFTER_TOOL_STARTED)
+        build_run(root, seed=202, crash=MANIFEST_AHEAD_AT_TERMINAL)
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "workspace" not in path.relative_to(root).parts[1:2]:
+                files[RUNS / path.relative_to(root)] = path.read_bytes()
+    return files
+
+
 def build_examples() -> dict[Path, bytes]:
     """Every example file, by path relative to `examples/`."""
     files: dict[Path, bytes] = {Path("notes.txt"): NOTES.encode("utf-8")}
@@ -131,6 +153,7 @@ def build_examples() -> dict[Path, bytes]:
         legacy_session(),
     ):
         files[SESSIONS / builder.file_name] = builder.data()
+    files.update(rivumi_runs())
     return files
 
 

@@ -46,6 +46,8 @@ EXPECTED_VERDICTS = {
     "2026-11-30T14-05-51-930Z": ("needs-recovery", "effect-unknown"),
     "2026-11-30T15-22-09-517Z": ("needs-recovery", "model-request-open"),
     "2026-11-30T16-48-36-264Z": ("corrupt", None),
+    "6b9bb2f6535a7e07b6dffce8": ("needs-recovery", "effect-unknown"),  # Rivumi run directories
+    "780c4b16a51059fa62b2bbd1": ("repairable", None),
 }
 LEGACY_V1_EXAMPLE = "2026-11-29T20-25-07-234Z"
 
@@ -68,7 +70,7 @@ def verdicts() -> dict[str, tuple[str, str | None, str | None]]:
     return found
 
 
-def test_the_v2_examples_get_the_verdicts_the_readme_promises() -> None:
+def test_the_examples_get_the_verdicts_the_readme_promises() -> None:
     found = verdicts()
     for stamp, (verdict, condition) in EXPECTED_VERDICTS.items():
         assert found[stamp][0] == verdict, stamp

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any, Final
 
+from sessaudit.flocks import writer_active
 from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.formats.rivumi.agreement import (
     readers_disagreement,
@@ -24,7 +25,6 @@ from sessaudit.formats.rivumi.reconcile import Reconciliation, reconcile
 from sessaudit.formats.rivumi.replay import native_replay
 from sessaudit.formats.rivumi.resume import native_resume, resume_log_problem
 from sessaudit.formats.rivumi.seeding import RunRecords, rivumi_seed
-from sessaudit.formats.rivumi.writerlock import writer_active
 from sessaudit.model import Finding, Location, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst

@@ -1,4 +1,4 @@
-"""Is a Rivumi writer alive on a run (spec §6)? Read from /proc/locks, never by taking a lock ourselves.
+"""Is a writer alive on a file (Rivumi's .writer.lock, Half-Pi's mind.lock)? Read /proc/locks; never lock.
 
 Holding an exclusive `flock` on `<run>/.writer.lock` is Rivumi's writer lease; the pid written in the file
 may be stale, so only the kernel's lock table tells. A probing flock (which the spec allows) would briefly

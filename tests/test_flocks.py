@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sessaudit.formats.rivumi.writerlock import KernelLock, parse_proc_locks, writer_active
+from sessaudit.flocks import KernelLock, parse_proc_locks, writer_active
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="needs Linux /proc/locks")
 

@@ -1,0 +1,1 @@
+"""Half-Pi Mind SQLite stores: evidence-safe snapshots, schema generations and the project's store builder."""

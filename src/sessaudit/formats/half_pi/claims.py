@@ -1,0 +1,170 @@
+"""`--claims FILE`: tool arguments claimed for Half-Pi approvals, checked against the stored digests.
+
+A claim without a run_id (or with an empty one) is a local approval (§6.2 digest, `sha256:` + hex); one
+with a run_id is a remote approval through use_hand (§6.3, bare hex, with the background fields when
+the claim has `background`). The claimed args are digested as Half-Pi's agent digests a model's call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from jsonschema.exceptions import ValidationError, best_match  # type: ignore[import-untyped]
+
+from sessaudit.formats.half_pi.digests import local_approval_digest, remote_approval_digest
+from sessaudit.formats.half_pi.gojson import GoJSONError
+from sessaudit.resources import load_schema
+from sessaudit.strictjson import LineProblem, loads_strict
+
+SCHEMA_FILE: Final = "claims.v1.schema.json"
+_LONGEST_REASON: Final = 300
+
+ClaimKind = Literal["local", "remote"]
+
+
+class ClaimsFileError(Exception):
+    """A `--claims` file that cannot be read or is not a valid claims document; names the file and the
+    JSON pointer of the problem (the CLI turns it into exit 2)."""
+
+    def __init__(self, source: str, pointer: str, reason: str) -> None:
+        self.source = source
+        self.pointer = pointer
+        self.reason = reason
+        super().__init__(f"{source}: {pointer or '(the document)'}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One claim: the approval and the call it is said to have approved; `pointer` is `/claims/<i>`."""
+
+    approval_id: str
+    tool: str
+    args: Mapping[str, Any]
+    run_id: str = ""
+    hand_id: str = ""
+    max_runtime_ms: int | None = None
+    pointer: str = ""
+
+    @property
+    def kind(self) -> ClaimKind:
+        """`remote` when the claim names a run (a use_hand approval), else `local`."""
+        return "remote" if self.run_id else "local"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAnswer:
+    """A claim judged against the digest stored for its approval: both digests, and whether they agree."""
+
+    claim: Claim
+    matches: bool
+    claimed_digest: str
+    stored_digest: str
+
+
+def load_claims(path: Path) -> list[Claim]:
+    """Read, parse (strict JSON) and validate a `--claims` file; raise ClaimsFileError."""
+    source = str(path)
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as error:
+        raise ClaimsFileError(source, "", f"cannot be read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ClaimsFileError(source, "", f"is not UTF-8 (byte {error.start})") from None
+    try:
+        document = loads_strict(text)
+    except LineProblem as problem:
+        where = f" at character {problem.column}" if problem.column is not None else ""
+        raise ClaimsFileError(
+            source, problem.pointer or "", f"is not JSON{where}: {problem.message}"
+        ) from None
+    return parse_claims(document, source=source)
+
+
+def parse_claims(document: Any, *, source: str = "<claims>") -> list[Claim]:
+    """Validate an already parsed claims document; raise ClaimsFileError."""
+    errors = list(_validator().iter_errors(document))
+    if errors:
+        chosen = best_match(errors)
+        assert chosen is not None
+        pointer = "".join("/" + _escape(str(part)) for part in chosen.absolute_path)
+        raise ClaimsFileError(source, pointer, _describe(chosen))
+    claims: list[Claim] = []
+    for index, item in enumerate(document["claims"]):
+        background = item.get("background")
+        claim = Claim(
+            approval_id=item["approval_id"],
+            tool=item["tool"],
+            args=item["args"],
+            run_id=item.get("run_id", ""),
+            hand_id=item.get("hand_id", ""),
+            # The schema accepts 60000.0 as an integer; use_hand reads the same int64.
+            max_runtime_ms=None if background is None else int(background["max_runtime_ms"]),
+            pointer=f"/claims/{index}",
+        )
+        try:
+            claim_digest(claim)
+        except GoJSONError as error:
+            raise ClaimsFileError(
+                source,
+                f"{claim.pointer}/args{error.pointer}",
+                f"Half-Pi could not have approved these args: {error.message}",
+            ) from None
+        claims.append(claim)
+    return claims
+
+
+def claim_digest(claim: Claim) -> str:
+    """The digest the claim's approval would carry if the claim were true (§6.2 local, §6.3 remote)."""
+    if claim.kind == "local":
+        return local_approval_digest(claim.tool, claim.args)
+    return remote_approval_digest(claim.run_id, claim.hand_id, claim.tool, claim.args, claim.max_runtime_ms)
+
+
+def match_claim(claim: Claim, stored_digest: str) -> ClaimAnswer:
+    """Judge a claim against `approval_audits.args_digest` (a local claim never matches a remote digest)."""
+    claimed = claim_digest(claim)
+    return ClaimAnswer(
+        claim=claim, matches=claimed == stored_digest, claimed_digest=claimed, stored_digest=stored_digest
+    )
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema(SCHEMA_FILE))
+
+
+def _describe(error: ValidationError) -> str:
+    """jsonschema's message, plainer where the schema's wording would puzzle, without long echoes."""
+    found = _short(error.instance)
+    if error.validator == "required" and "dependentSchemas" in error.relative_schema_path:
+        owner = next(part for part in ("hand_id", "background") if part in error.relative_schema_path)
+        return f"{owner} belongs to a remote claim, which needs a non-empty run_id"
+    if error.validator == "required" and "then" in error.relative_schema_path:
+        return "a remote claim (non-empty run_id) needs the hand_id of the Hand that ran it"
+    if error.validator == "minLength" and "dependentSchemas" in error.relative_schema_path:
+        return "hand_id and background belong to a remote claim, which needs a non-empty run_id"
+    if error.validator == "type":
+        return f"expected {error.validator_value}, found {found}"
+    if error.validator == "minLength":
+        return f"{found} should be non-empty"
+    reason: str = error.message
+    return reason if len(reason) <= _LONGEST_REASON else reason[: _LONGEST_REASON - 1] + "…"
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _escape(token: str) -> str:
+    """One JSON Pointer reference token (RFC 6901)."""
+    return token.replace("~", "~0").replace("/", "~1")

@@ -119,3 +119,27 @@ def test_a_lone_events_file_without_companions_is_not_a_run(tmp_path: Path) -> N
     (tmp_path / "events.jsonl").write_bytes(b'{"event_ty')
     found = discover([str(tmp_path)])
     assert found.candidates == [] and [Path(item.path).name for item in found.skipped] == ["events.jsonl"]
+
+
+def test_a_half_pi_store_whose_schema_is_only_in_the_wal_is_recognised(tmp_path: Path) -> None:
+    from sessaudit.formats.half_pi.builder import StoreBuilder
+
+    builder = StoreBuilder(tmp_path / "db" / "half-pi.db", seed=5)
+    builder.session().user("hello")
+    built = builder.finish(keep_wal=True)
+    assert b"CREATE TABLE" not in Path(built.path).read_bytes()
+    found = discover([str(tmp_path)])
+    assert [(Path(c.path).name, c.format) for c in found.candidates] == [("half-pi.db", Format.HALF_PI)]
+    assert found.skipped == []  # the -wal and -shm belong to the store
+
+
+def test_a_named_wal_stands_for_its_store(tmp_path: Path) -> None:
+    from sessaudit.formats.half_pi.builder import StoreBuilder
+
+    builder = StoreBuilder(tmp_path / "half-pi.db", seed=6)
+    builder.session().user("hello")
+    built = builder.finish(keep_wal=True)
+    found = discover([built.path + "-wal"])
+    assert [(c.path, c.real_path, c.format) for c in found.candidates] == [
+        (built.path, os.path.realpath(built.path), Format.HALF_PI)
+    ]

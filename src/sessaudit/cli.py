@@ -16,6 +16,7 @@ import typer
 from sessaudit import __version__
 from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
+from sessaudit.formats.half_pi.claims import Claim, ClaimsFileError, load_claims
 from sessaudit.formats.interface import VerifyOptions
 from sessaudit.formats.rivumi.forkseed import directory_fork_seed
 from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
@@ -98,6 +99,13 @@ def verify(
         typer.Option("--seeds-dir", help="Write one seed file per open run into DIR (never overwriting)."),
     ] = None,
     current: CurrentOption = None,
+    claims: Annotated[
+        Path | None,
+        typer.Option(
+            "--claims",
+            help="Claimed tool calls of Half-Pi approvals (schemas/claims.v1.schema.json): does each match?",
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", help="Print no report on stdout; the exit code tells.")
     ] = False,
@@ -105,7 +113,13 @@ def verify(
 ) -> None:
     """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
     try:
-        result = audit(paths, options=VerifyOptions(current=_load_current(current)))
+        loaded = _load_claims(claims)
+        options = VerifyOptions(
+            current=_load_current(current),
+            claims=tuple(loaded),
+            claims_path=str(claims) if claims is not None else None,
+        )
+        result = audit(paths, options=options)
         seed_paths: dict[tuple[str, str], str] = {}
         if seeds_dir is not None:
             for item in write_report_seeds(result.report, seeds_dir):
@@ -136,6 +150,15 @@ def verify(
             f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL
         )
     raise typer.Exit(code)
+
+
+def _load_claims(path: Path | None) -> list[Claim]:
+    if path is None:
+        return []
+    try:
+        return load_claims(path)
+    except ClaimsFileError as error:
+        _fail(f"--claims: {error}", EXIT_USAGE)
 
 
 def _load_current(path: Path | None) -> CurrentSource | None:

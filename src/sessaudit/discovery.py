@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -16,6 +17,8 @@ SNIFF_BYTES = 64 * 1024
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # Half-Pi detection reads the schema text on the first pages without opening SQLite (which could write).
 SQLITE_SNIFF_BYTES = 1024 * 1024
+HALF_PI_COMPANIONS = ("-wal", "-shm", "-journal")
+WAL_SNIFF_BYTES = 4 * 1024 * 1024
 
 _TINY_V2_HEADER = re.compile(rb'"kind"\s*:\s*"header"')
 _TINY_V1_HEADER = re.compile(rb'"type"\s*:\s*"session"')
@@ -56,6 +59,16 @@ class Candidate:
 class Discovery:
     candidates: list[Candidate] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    owned: set[str] = field(default_factory=set)  # companions of a found source: neither sources nor skips
+
+    def add(self, candidate: Candidate) -> None:
+        self.candidates.append(candidate)
+        if candidate.format is Format.HALF_PI and candidate.problem is None:
+            # CONTRACT §1: a Half-Pi store owns its -wal, -shm (and -journal) and its run/mind.lock
+            self.owned.update(candidate.real_path + suffix for suffix in HALF_PI_COMPANIONS)
+            folder = os.path.dirname(candidate.real_path)
+            if os.path.basename(folder) == "db":
+                self.owned.add(os.path.join(os.path.dirname(folder), "run", "mind.lock"))
 
 
 def discover(paths: list[str]) -> Discovery:
@@ -96,6 +109,11 @@ def _discover_named(given: str, result: Discovery) -> None:
         # a named file inside a Rivumi run directory stands for the directory (CONTRACT §1)
         result.candidates.append(Candidate(given, parent, Format.RIVUMI, True))
         return
+    store = _half_pi_owner(real_path)
+    if store is not None:
+        # a named -wal/-shm/-journal stands for its Half-Pi store (CONTRACT §1: the store owns it)
+        result.add(Candidate(given[: len(given) - len(real_path) + len(store)], store, Format.HALF_PI, True))
+        return
     try:
         detected = sniff_file(real_path)
     except OSError as error:
@@ -110,7 +128,19 @@ def _discover_named(given: str, result: Discovery) -> None:
             )
         )
         return
-    result.candidates.append(Candidate(given, real_path, detected, True))
+    result.add(Candidate(given, real_path, detected, True))
+
+
+def _half_pi_owner(real_path: str) -> str | None:
+    """The Half-Pi store a companion file belongs to, or None."""
+    for suffix in HALF_PI_COMPANIONS:
+        if real_path.endswith(suffix):
+            store = real_path[: -len(suffix)]
+            try:
+                return store if os.path.isfile(store) and sniff_file(store) is Format.HALF_PI else None
+            except OSError:
+                return None
+    return None
 
 
 def _walk(given: str, root: str, result: Discovery) -> None:
@@ -152,6 +182,8 @@ def _enter(
 
 
 def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
+    if real in result.owned:
+        return
     try:
         detected = sniff_file(real)
     except OSError as error:
@@ -162,7 +194,7 @@ def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
     if detected is None:
         result.skipped.append(Skipped(path=shown, reason="not a session log of a known format"))
     else:
-        result.candidates.append(Candidate(shown, real, detected, False))
+        result.add(Candidate(shown, real, detected, False))
 
 
 def _is_tiny_agent_session_name(real_path: str) -> bool:
@@ -208,7 +240,11 @@ def sniff_file(real_path: str) -> Format | None:
 
 
 def _looks_like_half_pi(real_path: str) -> bool:
+    """The schema text names `sessions` and `messages`, in the database's first pages or, for a store whose
+    schema was never checkpointed, in its `-wal` (read as bytes; SQLite is never opened here)."""
     text = _read_prefix(real_path, SQLITE_SNIFF_BYTES).decode("latin-1").lower()
+    with contextlib.suppress(OSError):  # no -wal (or not a regular file): the database alone decides
+        text += _read_prefix(real_path + "-wal", WAL_SNIFF_BYTES).decode("latin-1").lower()
     return all(re.search(_CREATE_TABLE.format(name=name), text) for name in ("sessions", "messages"))
 
 

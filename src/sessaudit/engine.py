@@ -10,6 +10,7 @@ from typing import BinaryIO
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Format, Problem, discover
 from sessaudit.evidence import open_evidence, recheck
+from sessaudit.formats.half_pi.verifier import verify_half_pi
 from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.formats.rivumi.verifier import verify_rivumi
 from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
@@ -18,15 +19,17 @@ from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 
 FileVerifier = Callable[[str, str, BinaryIO, int, VerifyOptions], SourceOutcome]
-DirectoryVerifier = Callable[[str, str, VerifyOptions], SourceOutcome]
+PathVerifier = Callable[[str, str, VerifyOptions], SourceOutcome]
 
 # Formats verified from one regular file; the explicit registry of CONTRACT §1's formats.
 FILE_VERIFIERS: dict[Format, FileVerifier] = {
     Format.TINY_AGENT: verify_tiny_agent_file,
 }
-# Formats verified from a directory of files, each read by the verifier itself (read-only, no locks).
-DIRECTORY_VERIFIERS: dict[Format, DirectoryVerifier] = {
+# Formats verified from several files the verifier reads itself (read-only, no locks): a Rivumi run
+# directory; a Half-Pi store with its -wal and -shm, copied before SQLite opens it.
+PATH_VERIFIERS: dict[Format, PathVerifier] = {
     Format.RIVUMI: verify_rivumi,
+    Format.HALF_PI: verify_half_pi,
 }
 
 
@@ -46,14 +49,17 @@ def audit(
     sources: list[Source] = []
     findings: list[Finding] = []
     incomplete: list[str] = []
+    answered: set[int] = set()
     for candidate in discovery.candidates:
-        source, source_findings = verify_candidate(candidate, options)
+        source, source_findings, source_answered = verify_candidate(candidate, options)
         sources.append(source)
         findings.extend(source_findings)
+        answered.update(source_answered)
         if candidate.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
             incomplete.append(f"{source.path}: {source.verdict.value}")
         if not source.evidence_unchanged:
             incomplete.append(f"{source.path}: evidence changed while it was read")
+    findings.extend(_unanswered_claims(options, answered))
     findings.sort(key=Finding.sort_key)
     report = Report(
         tool=Tool(version=version),
@@ -65,37 +71,53 @@ def audit(
     return AuditResult(report=report, incomplete=incomplete)
 
 
+def _unanswered_claims(options: VerifyOptions, answered: set[int]) -> list[Finding]:
+    """SA695 for every `--claims` entry whose approval no verified store holds."""
+    return [
+        finding(
+            "SA695",
+            f"claim {claim.pointer}: approval {claim.approval_id} ({claim.tool}) is in no Half-Pi store "
+            "of this audit",
+            path=options.claims_path,
+            pointer=claim.pointer,
+            evidence={"approval_id": claim.approval_id},
+        )
+        for index, claim in enumerate(options.claims)
+        if index not in answered
+    ]
+
+
 def verify_candidate(
     candidate: Candidate, options: VerifyOptions = DEFAULT_OPTIONS
-) -> tuple[Source, list[Finding]]:
-    """One source: its model entry and its findings."""
+) -> tuple[Source, list[Finding], list[int]]:
+    """One source: its model entry, its findings, and the `--claims` indices it answered."""
     if candidate.problem is not None:
-        return _unverifiable(candidate)
-    directory_verifier = DIRECTORY_VERIFIERS.get(candidate.format) if candidate.format else None
-    if directory_verifier is not None:
-        return _checked(candidate, directory_verifier(candidate.path, candidate.real_path, options))
+        return (*_unverifiable(candidate), [])
+    path_verifier = PATH_VERIFIERS.get(candidate.format) if candidate.format else None
+    if path_verifier is not None:
+        return _checked(candidate, path_verifier(candidate.path, candidate.real_path, options))
     verifier = FILE_VERIFIERS.get(candidate.format) if candidate.format else None
     if verifier is None:
         message = f"{candidate.format} sources are recognised but not verified by sessaudit {__version__}"
         problem = finding("SA003", message, path=candidate.path)
-        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem]
+        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], []
     try:
         stream, size = open_evidence(candidate.real_path)
     except OSError as error:
         problem = finding(
             "SA001", f"cannot open {candidate.path}: {error.strerror or error}", path=candidate.path
         )
-        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem]
+        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], []
     with stream:
         outcome = verifier(candidate.path, candidate.real_path, stream, size, options)
     return _checked(candidate, outcome)
 
 
-def _checked(candidate: Candidate, outcome: SourceOutcome) -> tuple[Source, list[Finding]]:
+def _checked(candidate: Candidate, outcome: SourceOutcome) -> tuple[Source, list[Finding], list[int]]:
     """The outcome with its files re-hashed (SA004/SA005) and turned into the report's source."""
     all_findings = outcome.findings + _recheck_files(outcome.files)
     all_findings.sort(key=Finding.sort_key)
-    return _source(candidate, outcome, all_findings), all_findings
+    return _source(candidate, outcome, all_findings), all_findings, outcome.answered_claims
 
 
 def _unverifiable(candidate: Candidate) -> tuple[Source, list[Finding]]:

@@ -17,6 +17,7 @@ from sessaudit.rulebase import (
     W,
     _rule,
 )
+from sessaudit.rules_half_pi import HALF_PI_RULES
 from sessaudit.rules_rivumi import RIVUMI_RULES
 from sessaudit.verdicts import Verdict
 
@@ -465,8 +466,11 @@ _CORE_RULES: tuple[Rule, ...] = (
         "An operation was left open.",
         """The log ends while a run or compaction is open: the agent stopped (crash, kill, power loss)
           before the terminal record. The finding names the recovery condition; `runs[].recovery`
-          says what is known, what is not and what comes next.""",
+          says what is known, what is not and what comes next. Rivumi: the run's last event is not
+          terminal. Half-Pi: a pending approval, a non-terminal task, or a session's last request
+          without its answer.""",
         native_code=None,
+        formats=("tiny-agent", "rivumi", "half-pi"),
     ),
     _rule(
         "SA302",
@@ -476,8 +480,11 @@ _CORE_RULES: tuple[Rule, ...] = (
         "A tool's intent was recorded but not its result: it may or may not have run.",
         """A `toolStarted` intent with replay policy `never` has no result. The effect may have
           happened or not; nobody can tell from the log, and the tool must not be re-run blindly.
-          Reported also inside a finished (failed) run.""",
+          Reported also inside a finished (failed) run. Rivumi: the log ends in `tool.started` (not a
+          read) or `verification.started`. Half-Pi: a non-terminal remote run (only the Hand knows
+          what it did), or an unfinished request whose local tools were authorised or ran.""",
         native_code=None,
+        formats=("tiny-agent", "rivumi", "half-pi"),
     ),
     _rule(
         "SA303",
@@ -486,8 +493,10 @@ _CORE_RULES: tuple[Rule, ...] = (
         NEEDS_RECOVERY,
         "A safe-to-replay tool's intent has no result.",
         """A `toolStarted` intent with replay policy `safe` has no result; recovery may re-run it into
-          its provisioned result slot when the declaration and environment still match.""",
+          its provisioned result slot when the declaration and environment still match. Rivumi: the log
+          ends in `tool.started` of a `read` effect.""",
         native_code=None,
+        formats=("tiny-agent", "rivumi"),
     ),
     _rule(
         "SA304",
@@ -688,7 +697,7 @@ _CORE_RULES: tuple[Rule, ...] = (
     ),
 )
 
-RULES: tuple[Rule, ...] = _CORE_RULES + RIVUMI_RULES
+RULES: tuple[Rule, ...] = _CORE_RULES + RIVUMI_RULES + HALF_PI_RULES
 
 _BY_CODE = {rule.code: rule for rule in RULES}
 _BY_NAME = {rule.name: rule for rule in RULES}

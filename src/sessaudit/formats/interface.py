@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sessaudit.current import CurrentSource
+from sessaudit.formats.half_pi.claims import Claim
 from sessaudit.model import Finding, Session
 
 
@@ -31,6 +32,7 @@ class SourceOutcome:
     sessions: list[Session] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     native: dict[str, Any] = field(default_factory=dict)
+    answered_claims: list[int] = field(default_factory=list)  # `--claims` indices this source answered
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,8 @@ class VerifyOptions:
     current: CurrentSource | None = None
     fork_run: str | None = None  # `sessaudit seed --run`: the run whose seed `fork_sequence` moves
     fork_sequence: int | None = None  # `sessaudit seed --sequence N`
+    claims: tuple[Claim, ...] = ()  # `--claims FILE`, parsed
+    claims_path: str | None = None
 
 
 DEFAULT_OPTIONS = VerifyOptions()

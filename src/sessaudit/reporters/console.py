@@ -184,7 +184,7 @@ def describe_recovery(run: Run) -> list[str]:
         return []
     lines = [f"condition: {recovery.condition} (seed: {recovery.seed_kind})"]
     for effect in recovery.pending_effects:
-        arguments = _short_json(effect.arguments)
+        arguments = "arguments not recorded" if effect.arguments is None else _short_json(effect.arguments)
         if effect.intent_id is None:
             lines.append(f"tool {effect.tool_name} ({effect.tool_call_id}) with {arguments} never started")
         elif effect.replay_policy == "never":

@@ -166,7 +166,9 @@ class StoreBuilder(StoreCore):
         )
         if outcome:
             details = {"execution_outcome": outcome}
-            security_decision(self, session, action_kind="tool", decision=outcome, details=details, **options)
+            security_decision(
+                self, session, action_kind="tool", decision=outcome, details=details, span_of=first, **options
+            )
         return first
 
     def hand_credential(self, label: str) -> Credential:

@@ -192,10 +192,18 @@ def security_decision(
     run_id: str = "",
     details: Mapping[str, JsonValue] | None = None,
     principal_id: str = "",
+    span_of: str = "",
 ) -> str:
-    """A security_decisions row and, in the same transaction, its `security.decision` outbox row."""
+    """A security_decisions row and, in the same transaction, its `security.decision` outbox row.
+
+    `span_of`: the id of an earlier decision about the same action (an outcome after its admission),
+    whose trace and span this row shares."""
     ids = store.ids
     event_id, trace_id, span_id = ids.hex(16), ids.hex(16), ids.hex(16)
+    if span_of:
+        trace_id, span_id = store.connection.execute(
+            "SELECT trace_id, span_id FROM security_decisions WHERE id = ?", (span_of,)
+        ).fetchone()
     created = ids.tick()
     row = {
         "id": event_id,

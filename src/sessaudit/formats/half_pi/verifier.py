@@ -1,0 +1,215 @@
+"""verify_half_pi: one Half-Pi Mind store → the engine's SourceOutcome (CONTRACT §4, §6).
+
+The store is never opened by SQLite in place: snapshot.py copies the database with its -wal and -shm into
+a private folder and opens the copy. On it: the schema generation (format_version), the invariants of
+spec §10 (SQL files and Python checks), runs and their open conditions, `native.startup_recovery`, seeds,
+the usage of compaction summaries, and `--claims`. Credential tables are only counted, never read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Final
+
+from sessaudit.formats.half_pi.claimcheck import check_claims
+from sessaudit.formats.half_pi.generation import SchemaGeneration, detect_generation
+from sessaudit.formats.half_pi.recovery import OpenRun, recover
+from sessaudit.formats.half_pi.rows import SECRET_TABLES, StoreRows, count_rows, read_store
+from sessaudit.formats.half_pi.seeding import half_pi_seed
+from sessaudit.formats.half_pi.snapshot import (
+    ProblemKind,
+    Snapshot,
+    SnapshotFailure,
+    SnapshotOptions,
+    take_snapshot,
+)
+from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
+from sessaudit.model import Finding, SeedSource, Session, Usage
+from sessaudit.rules import finding, verdict_of
+from sessaudit.verdicts import Verdict, worst
+
+FORMAT: Final = "half-pi"
+FATAL_RULES: Final = {
+    ProblemKind.LIVE: "SA680",
+    ProblemKind.MISSING: "SA681",
+    ProblemKind.ORPHAN_COMPANION: "SA681",
+    ProblemKind.NOT_REGULAR: "SA681",
+    ProblemKind.UNREADABLE: "SA681",
+    ProblemKind.EMPTY: "SA681",
+    ProblemKind.NOT_SQLITE: "SA682",
+    ProblemKind.TRUNCATED: "SA682",
+    ProblemKind.CORRUPT: "SA682",
+}
+PROBLEM_RULES: Final = {
+    ProblemKind.TRUNCATED: "SA682",
+    ProblemKind.WAL_IGNORED: "SA683",
+    ProblemKind.JOURNAL: "SA684",
+    ProblemKind.NOT_WAL_MODE: "SA685",
+    ProblemKind.PERMISSIONS: "SA686",
+    ProblemKind.MIND_RUNNING: "SA687",
+}  # integrity and foreign-key problems are invariant 1, reported by the history checks
+
+StoreCheck = Callable[[sqlite3.Connection, SchemaGeneration, Snapshot], list[Violation]]
+# the invariant checks of spec §10, each over the snapshot (registered by their modules below)
+STORE_CHECKS: list[StoreCheck] = []
+
+
+def verify_half_pi(
+    path: str,
+    real_path: str,
+    options: VerifyOptions = DEFAULT_OPTIONS,
+    snapshot_options: SnapshotOptions | None = None,
+) -> SourceOutcome:
+    """Verify the store at `real_path` (reported as `path`); nothing beside it is written or locked."""
+    taken = take_snapshot(real_path, snapshot_options or SnapshotOptions())
+    if isinstance(taken, SnapshotFailure):
+        rule = FATAL_RULES.get(taken.kind, "SA681")
+        problem = finding(rule, f"{path}: {taken.message}", path=path, evidence={"attempts": taken.attempts})
+        return SourceOutcome(FORMAT, None, taken.file_reads(path), findings=[problem])
+    with taken as snapshot:
+        return _verify_open(path, snapshot, options)
+
+
+def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> SourceOutcome:
+    connection = snapshot.connection
+    generation = detect_generation(connection)
+    files = snapshot.file_reads(path)
+    findings = [
+        finding(PROBLEM_RULES[item.kind], item.message, path=item.real_path or path)
+        for item in snapshot.problems
+        if item.kind in PROBLEM_RULES
+    ]
+    findings += [finding("SA688", note, path=path) for note in generation.notes]
+    findings += _credentials(connection, path)
+    for check in STORE_CHECKS:
+        findings += [_finding(item, path) for item in check(connection, generation, snapshot)]
+    rows = read_store(connection)
+    recovered = recover(rows)
+    findings += [
+        finding(
+            note.rule,
+            note.message,
+            path=path,
+            table=note.table,
+            rowid=note.rowid,
+            session_id=note.session_id,
+            evidence=note.evidence,
+        )
+        for note in recovered.notes
+    ]
+    answered: list[int] = []
+    if options.claims:
+        claim_findings, answered = check_claims(connection, rows, options.claims, path)
+        findings += claim_findings
+    for items in recovered.runs.values():
+        findings += [_open_finding(item, path) for item in items if item.run.recovery is not None]
+    findings.sort(key=Finding.sort_key)
+    source = SeedSource(
+        path=path, format=FORMAT, format_version=generation.format_version, sha256=source_sha256(files)
+    )
+    corrupt = verdict_of(findings) is Verdict.CORRUPT
+    sessions = _sessions(rows, recovered.runs, findings, source, options, seeds=not corrupt)
+    return SourceOutcome(
+        format=FORMAT,
+        format_version=generation.format_version,
+        files=files,
+        sessions=sessions,
+        findings=findings,
+        native={"startup_recovery": recovered.startup_recovery},
+        answered_claims=answered,
+    )
+
+
+def _finding(item: Violation, path: str) -> Finding:
+    return finding(
+        item.rule,
+        item.message,
+        path=path,
+        table=item.table,
+        rowid=item.rowid,
+        session_id=item.session_id,
+        evidence=item.evidence,
+    )
+
+
+def _credentials(connection: sqlite3.Connection, path: str) -> list[Finding]:
+    counts = {table: count_rows(connection, table) for table in sorted(SECRET_TABLES)}
+    present = {table: count for table, count in counts.items() if count}
+    if not present:
+        return []
+    listed = ", ".join(f"{table}: {count}" for table, count in present.items())
+    return [
+        finding(
+            "SA689",
+            f"the store holds plaintext credentials ({listed} rows); their values are never shown",
+            path=path,
+            evidence={"rows": present},
+        )
+    ]
+
+
+def _open_finding(item: OpenRun, path: str) -> Finding:
+    recovery = item.run.recovery
+    assert recovery is not None
+    code = "SA302" if recovery.condition in ("effect-unknown", "remote-run-in-flight") else "SA301"
+    effects = ", ".join(f"{effect.tool_name} ({effect.tool_call_id})" for effect in recovery.pending_effects)
+    detail = f"; effects of unknown outcome: {effects}" if effects else ""
+    return finding(
+        code,
+        f"{item.run.kind} {item.run.run_id} is open: condition {recovery.condition}, seed kind "
+        f"{recovery.seed_kind}{detail}",
+        path=path,
+        session_id=item.session_id,
+        table=item.table,
+        rowid=item.rowid,
+        evidence={"run_id": item.run.run_id, "condition": recovery.condition},
+    )
+
+
+def _sessions(
+    rows: StoreRows,
+    runs: dict[str | None, list[OpenRun]],
+    findings: list[Finding],
+    source: SeedSource,
+    options: VerifyOptions,
+    *,
+    seeds: bool,
+) -> list[Session]:
+    """One session per `sessions` row, plus one per session id that runs name but no row holds."""
+    known = [str(row.get("id")) for row in rows.sessions]
+    extra = sorted(key for key in runs if key is not None and key not in set(known))
+    sessions: list[Session] = []
+    for session_id in [*known, *extra]:
+        items = runs.get(session_id, [])
+        messages = rows.messages.get(session_id, [])
+        completed = []
+        for item in items:
+            run = item.run
+            if seeds and run.recovery is not None:
+                moved = options.fork_sequence if options.fork_run in (None, run.run_id) else None
+                seed = half_pi_seed(item, rows, source=source, fork_sequence=moved)
+                run = run.model_copy(update={"recovery": run.recovery.model_copy(update={"seed": seed})})
+            completed.append(run)
+        own = [item for item in findings if item.location.session_id == session_id]
+        verdict = worst(
+            verdict_of(own), Verdict.NEEDS_RECOVERY if any(r.recovery for r in completed) else None
+        )
+        summaries = rows.summaries.get(session_id, [])
+        sessions.append(
+            Session(
+                session_id=session_id,
+                verdict=verdict,
+                facts=len(messages),
+                last_seq=max((int(row.get("seq") or 0) for row in messages), default=None),
+                usage=Usage.of(
+                    input=sum(int(row.get("input_tokens") or 0) for row in summaries),
+                    output=sum(int(row.get("output_tokens") or 0) for row in summaries),
+                    cache_read=0,
+                    cache_write=0,
+                ),
+                runs=completed,
+            )
+        )
+    return sessions

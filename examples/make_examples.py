@@ -6,6 +6,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sessaudit.formats.half_pi.builder import StoreBuilder
+from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiToolCall
 from sessaudit.formats.rivumi.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,
@@ -17,6 +19,7 @@ from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
 HERE = Path(__file__).resolve().parent
 SESSIONS = Path("tiny-agent/.tiny-agent/sessions")
 RUNS = Path("rivumi/runs")
+STORE = Path("half-pi/home/db/half-pi.db")
 CWD = "/home/dev/shop"
 CONFIGURATION = Configuration(tools=("read", "edit", "bash"))
 
@@ -141,6 +144,31 @@ def rivumi_runs() -> dict[Path, bytes]:
     return files
 
 
+def half_pi_store() -> dict[Path, bytes]:
+    """A Half-Pi Mind store copied while the Mind ran (every row still in the -wal): a finished question,
+    then a deploy on a remote Hand approved from a phone and still running, and a pending approval."""
+    files: dict[Path, bytes] = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        builder = StoreBuilder(Path(temporary) / STORE, seed=301)
+        chat = builder.session("/home/dev/shop").user("Which test runner does this repo use?")
+        builder.admitted(chat, "Which test runner does this repo use?")
+        call = HalfPiToolCall("call_1", "read_file", '{"path":"package.json"}')
+        chat.assistant("", calls=[call], results=['{"scripts": {"test": "node --test"}}'])
+        builder.local_tool(chat, "read_file", {"path": "package.json"}, outcome="succeeded")
+        chat.assistant("node:test, run through `npm test`.")
+        chat.user("Deploy to staging on the build Hand.")
+        builder.admitted(chat, "Deploy to staging on the build Hand.")
+        deploy = builder.approval(chat, "exec_command", remote=True, args={"command": "./deploy.sh staging"})
+        deploy.resolve("allow_once", actor_id="1", actor_label="phone", source="face")
+        deploy.tool_decision()
+        deploy.remote_run().through("approved", "sent", "accepted", "running").progress("uploading\n")
+        builder.approval(chat, "bash", args={"command": "git push origin staging"})
+        built = builder.finish(keep_wal=True)
+        for name in built.files:
+            files[STORE.parent / Path(name).name] = Path(name).read_bytes()
+    return files
+
+
 def build_examples() -> dict[Path, bytes]:
     """Every example file, by path relative to `examples/`."""
     files: dict[Path, bytes] = {Path("notes.txt"): NOTES.encode("utf-8")}
@@ -154,6 +182,7 @@ def build_examples() -> dict[Path, bytes]:
     ):
         files[SESSIONS / builder.file_name] = builder.data()
     files.update(rivumi_runs())
+    files.update(half_pi_store())
     return files
 
 

@@ -48,6 +48,7 @@ EXPECTED_VERDICTS = {
     "2026-11-30T16-48-36-264Z": ("corrupt", None),
     "6b9bb2f6535a7e07b6dffce8": ("needs-recovery", "effect-unknown"),  # Rivumi run directories
     "780c4b16a51059fa62b2bbd1": ("repairable", None),
+    "half-pi.db": ("needs-recovery", "remote-run-in-flight"),  # a Half-Pi store
 }
 LEGACY_V1_EXAMPLE = "2026-11-29T20-25-07-234Z"
 

@@ -141,7 +141,7 @@ def test_a_recovered_store_shows_what_restart_recovery_did(tmp_path: Path) -> No
     assert ("task", "open", "task-stale") in states.values()  # only the Hand knows a task's state
     assert ("approval", "cancelled", None) in states.values()
     notes = [item for item in document["findings"] if item["rule"] == "SA690"]
-    assert {item["location"]["table"] for item in notes} == {"remote_runs", "remote_tasks", "approval_audits"}
+    assert {item["location"]["table"] for item in notes} == {"remote_runs", "approval_audits"}
 
 
 def test_an_unfinished_request_with_local_tools_run_is_effect_unknown(tmp_path: Path) -> None:

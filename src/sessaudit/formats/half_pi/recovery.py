@@ -84,7 +84,7 @@ def recover(rows: StoreRows) -> Recovered:
     for run in rows.runs:
         _remote_run(run, rows, result)
     for task in rows.tasks:
-        _task(task, result)
+        _task(task, restarts, result)
     for approval in rows.approvals:
         _approval(approval, restarts, result)
     for session in rows.sessions:
@@ -212,7 +212,7 @@ def _remote_arguments(run: Row, rows: StoreRows) -> Any:
     return None
 
 
-def _task(task: Row, result: Recovered) -> None:
+def _task(task: Row, restarts: list[int], result: Recovered) -> None:
     task_id, status = str(task.get("task_id")), str(task.get("status"))
     session_id = str(task.get("session_id") or "") or None
     run_id = f"task:{task_id}"
@@ -230,11 +230,12 @@ def _task(task: Row, result: Recovered) -> None:
             }
         )
         result.startup_recovery.extend(changes)
-    else:
+    elif _near(int(task.get("updated_at") or 0), restarts):
         result.notes.append(
             Note(
                 "SA690",
-                f"task {task_id} ({status}) is marked stale: the Mind's view of it is unconfirmed",
+                f"task {task_id} ({status}) was marked stale at a Mind restart: the Mind's view of it is "
+                "unconfirmed",
                 "remote_tasks",
                 task.get("_rowid"),
                 session_id,
@@ -255,6 +256,12 @@ def _task(task: Row, result: Recovered) -> None:
     result.add(session_id, item)
 
 
+def _near(moment: int, restarts: list[int]) -> bool:
+    """Whether a row's time lies within a minute of a restart's `startup_recovery` events: restart recovery
+    marks tasks and approvals only by time (spec §8), so a restart is recognised by its run events."""
+    return any(abs(moment - at) <= RESTART_WINDOW_MS for at in restarts)
+
+
 def _approval(approval: Row, restarts: list[int], result: Recovered) -> None:
     approval_id, status = str(approval.get("approval_id")), str(approval.get("status"))
     session_id = str(approval.get("conversation_id") or "") or None
@@ -262,7 +269,7 @@ def _approval(approval: Row, restarts: list[int], result: Recovered) -> None:
     if status != "pending":
         state = APPROVAL_STATES.get(status, "open")
         resolved_at = int(approval.get("resolved_at") or 0)
-        if status == "cancelled" and any(abs(resolved_at - at) <= RESTART_WINDOW_MS for at in restarts):
+        if status == "cancelled" and _near(resolved_at, restarts):
             result.notes.append(
                 Note(
                     "SA690",

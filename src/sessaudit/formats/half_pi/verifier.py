@@ -77,7 +77,7 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
     generation = detect_generation(connection)
     files = snapshot.file_reads(path)
     findings = [
-        finding(PROBLEM_RULES[item.kind], item.message, path=item.real_path or path)
+        finding(PROBLEM_RULES[item.kind], item.message, path=_shown(item.real_path, snapshot.real_path, path))
         for item in snapshot.problems
         if item.kind in PROBLEM_RULES
     ]
@@ -120,6 +120,15 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
         native={"startup_recovery": recovered.startup_recovery},
         answered_claims=answered,
     )
+
+
+def _shown(real: str | None, store: str, path: str) -> str:
+    """A store file's path as the user named the store (`path` + its suffix), else the file's own path."""
+    if real is None or real == store:
+        return path
+    if real.startswith(store):
+        return path + real[len(store) :]
+    return real
 
 
 def _finding(item: Violation, path: str) -> Finding:

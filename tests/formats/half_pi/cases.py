@@ -12,6 +12,11 @@ from sessaudit.formats.half_pi.builder import StoreBuilder
 from sessaudit.formats.half_pi.builder_parts import ToolCall
 from sessaudit.formats.half_pi.generation import GENERATIONS, Generation
 from tests.formats.half_pi.test_builder import crash_scenario
+from tests.formats.half_pi.test_checks_history import build_store
+from tests.formats.half_pi.test_checks_history_damage import DAMAGES, Damage
+from tests.formats.half_pi.test_checks_runs import CASES as RUN_DAMAGES
+from tests.formats.half_pi.test_checks_runs import Case as RunDamage
+from tests.formats.half_pi.test_checks_runs import built_store
 
 Case = Callable[[Path], Path]
 RESTART_MS = 1_785_500_000_000
@@ -78,6 +83,22 @@ def _generation_case(generation: Generation) -> Case:
     return build
 
 
+def _damaged(damage: Damage) -> Case:
+    def build(root: Path) -> Path:
+        path, _ = build_store(root, damage.statements, foreign_keys=damage.foreign_keys)
+        return Path(path)
+
+    return build
+
+
+def _run_damaged(damage: RunDamage) -> Case:
+    def build(root: Path) -> Path:
+        path, _ = built_store(root, recovered=damage.recovered, damage=damage.damage)
+        return path
+
+    return build
+
+
 CASES: dict[str, Case] = {
     "crash-image-wal": crash_image,
     "after-restart-recovery": after_restart,
@@ -85,4 +106,9 @@ CASES: dict[str, Case] = {
     "tool-ran-unanswered": tool_ran_unanswered,
     "earlier-request-unanswered": earlier_request_unanswered,
     **{f"generation-{item.date}-{item.feature}": _generation_case(item) for item in GENERATIONS},
+    **{f"damaged-{item.rule}-{item.name}": _damaged(item) for item in DAMAGES},
+    **{
+        f"damaged-{item.rule}-{item.damage.__name__.replace('_', '-')}": _run_damaged(item)
+        for item in RUN_DAMAGES
+    },
 }

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from sessaudit.formats.half_pi.builder import StoreBuilder
+from sessaudit.formats.half_pi.builder_digests import SpecDigests
 from sessaudit.formats.half_pi.builder_parts import (
     BackgroundStart,
-    PlaceholderDigests,
     SourceMessage,
     ToolCall,
     go_json,
@@ -347,7 +347,7 @@ def test_compaction_switches_the_active_summary(tmp_path: Path) -> None:
         runtime["snapshot_version"],
     ) == (2, 3, 4)
     node = builder.row("context_summaries", {"id": summary_id})
-    digests = PlaceholderDigests()
+    digests = SpecDigests()
     source = digests.source(
         chat.id,
         2,
@@ -380,7 +380,7 @@ def test_credentials_hold_fake_secrets(tmp_path: Path) -> None:
     builder.discard()
 
 
-class RecordingDigests(PlaceholderDigests):
+class RecordingDigests(SpecDigests):
     def __init__(self) -> None:
         self.calls: list[tuple[str, ...]] = []
 
@@ -418,17 +418,6 @@ def test_digests_are_injectable_or_given(tmp_path: Path) -> None:
     builder.discard()
 
 
-def test_placeholder_digests_follow_the_spec_for_simple_arguments() -> None:
-    digests = PlaceholderDigests()
-    expected = hashlib.sha256(b'{"command":"a \\u0026\\u0026 b","n":1}').hexdigest()
-    assert digests.local_args("bash", {"n": 1, "command": "a && b", "confirm": True}) == "sha256:" + expected
-    remote = b'{"run_id":"r","hand_id":"h","tool":"t","args":{},"background":true,"task_id":"r",'
-    remote += b'"max_runtime_ms":9}'
-    assert digests.remote_args("r", "h", "t", {}, BackgroundStart(9)) == hashlib.sha256(remote).hexdigest()
-    with pytest.raises(TypeError, match="float64"):
-        digests.local_args("bash", {"timeout": 1.5})
-
-
 def test_each_generation_takes_only_its_columns(tmp_path: Path) -> None:
     generation = BY_FEATURE[Feature.REMOTE_RUNS]
     builder = StoreBuilder(tmp_path / "half-pi.db", generation=generation)
@@ -463,3 +452,14 @@ def test_a_tool_failure_and_a_missing_result(tmp_path: Path) -> None:
     card = builder.row("tool_display_projections", {"conversation_id": chat.id})
     assert (card["complete"], card["scan_warnings"]) == (0, "null")
     builder.discard()
+
+
+def test_the_builder_writes_the_specs_digests_by_default() -> None:
+    digests = SpecDigests()
+    expected = hashlib.sha256(b'{"command":"a \\u0026\\u0026 b","n":1,"timeout":1.5}').hexdigest()
+    assert digests.local_args("bash", {"n": 1, "command": "a && b", "confirm": True, "timeout": 1.50}) == (
+        "sha256:" + expected
+    )
+    remote = b'{"run_id":"r","hand_id":"h","tool":"t","args":{},"background":true,"task_id":"r",'
+    remote += b'"max_runtime_ms":9}'
+    assert digests.remote_args("r", "h", "t", {}, BackgroundStart(9)) == hashlib.sha256(remote).hexdigest()

@@ -186,6 +186,7 @@ def test_claims_match_mismatch_and_unknown(tmp_path: Path) -> None:
     chat = builder.session().user("remove the build folder")
     approval = builder.approval(chat, "bash", args={"command": "rm -rf build && echo <done>"})
     approval.resolve("allow_once", actor_id="1", actor_label="phone", source="face")
+    approval.tool_decision()
     chat.assistant("Removed the build folder.")
     path = Path(builder.finish().path)
     claims = tmp_path / "claims.json"

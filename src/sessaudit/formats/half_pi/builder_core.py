@@ -16,7 +16,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from sessaudit.formats.half_pi.builder_parts import DEFAULT_START_MS, Digests, Ids, PlaceholderDigests
+from sessaudit.formats.half_pi.builder_digests import SpecDigests
+from sessaudit.formats.half_pi.builder_parts import DEFAULT_START_MS, Digests, Ids
 from sessaudit.formats.half_pi.builder_schema import schema_sql, upgrade_sql
 from sessaudit.formats.half_pi.builder_wal import normalize_wal_files
 from sessaudit.formats.half_pi.generation import BY_FEATURE, CATALOGUE, HEAD, Feature, Generation
@@ -41,7 +42,7 @@ class StoreCore:
         self.ids = Ids(seed, start_ms)
         self.seed = seed
         self.generation = generation
-        self.digests: Digests = digests if digests is not None else PlaceholderDigests()
+        self.digests: Digests = digests if digests is not None else SpecDigests()
         self.work_dir = tempfile.mkdtemp(prefix=".half-pi-build-", dir=work_root)
         self.work_path = os.path.join(self.work_dir, WORK_NAME)
         self.connection = sqlite3.connect(self.work_path, isolation_level=None)

@@ -1,10 +1,7 @@
 """The store builder's small parts: a seeded clock and ids (spec §5), Go-style JSON, injectable digests.
 
-Digests: the builder takes digest strings from the caller, or asks a `Digests` object. `PlaceholderDigests`
-computes the compaction digests exactly as spec §6.6 frames them, but the argument digests (§6.2/§6.3) only
-approximately: its JSON is Go's for strings, integers, booleans and nested objects/arrays, and it refuses
-floats (Go's float64 formatting is not reproduced here). The real digests (formats/half_pi/digests.py)
-are wired by the lead by passing another `Digests`.
+Digests: the builder takes digest strings from the caller, or asks a `Digests` object; by default
+`SpecDigests` (builder_digests.py), the spec's own digests of formats/half_pi/digests.py.
 """
 
 from __future__ import annotations
@@ -140,50 +137,6 @@ class Digests(Protocol):
     def source(self, session_id: str, to_seq: int, messages: Sequence[SourceMessage]) -> str: ...
 
     def contract(self, source_digest: str, *fields: str) -> str: ...
-
-
-class PlaceholderDigests:
-    """Stand-in digests (see the module docstring): exact for §6.4/§6.6, Go-exact args only without floats."""
-
-    def local_args(self, tool: str, args: Mapping[str, JsonValue]) -> str:
-        owned = {key: value for key, value in args.items() if key != "confirm" or tool == "use_hand"}
-        return self.text(go_json(owned))
-
-    def remote_args(
-        self,
-        run_id: str,
-        hand_id: str,
-        tool: str,
-        args: Mapping[str, JsonValue],
-        background: BackgroundStart | None,
-    ) -> str:
-        inner = {key: value for key, value in args.items() if key != "confirm"}
-        fields: list[tuple[str, JsonValue]] = [("run_id", run_id), ("hand_id", hand_id), ("tool", tool)]
-        fields.append(("args", inner))
-        if background is not None:
-            fields += [
-                ("background", True),
-                ("task_id", run_id),
-                ("max_runtime_ms", background.max_runtime_ms),
-            ]
-        return hashlib.sha256(go_struct(fields).encode("utf-8")).hexdigest()
-
-    def text(self, text: str) -> str:
-        return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-    def summary(self, summary: str) -> str:
-        return framed_sha256("half-pi:compact-summary:v1", summary)
-
-    def source(self, session_id: str, to_seq: int, messages: Sequence[SourceMessage]) -> str:
-        fields = ["half-pi:compact-source:v1", session_id, "1", str(to_seq)]
-        for message in messages:
-            fields += [str(message.seq), message.role, message.content, message.request_id]
-            fields += [message.tool_id, message.tool_calls, message.compact_projection]
-        return framed_sha256(*fields)
-
-    def contract(self, source_digest: str, *fields: str) -> str:
-        """`fields`: projection, policy version, profile, generation mode, parent id, generation key."""
-        return framed_sha256("half-pi:compact-contract:v1", source_digest, *fields)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,28 +8,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import Any, Final
+from typing import Any
 
+from sessaudit.formats.half_pi.checks_runs_args import RawValue, find_raw_values
 from sessaudit.formats.half_pi.claims import Claim, match_claim
-from sessaudit.formats.half_pi.rows import StoreRows, table_rows
+from sessaudit.formats.half_pi.generation import SchemaGeneration
+from sessaudit.formats.half_pi.rows import StoreRows
 from sessaudit.model import Finding
 from sessaudit.rules import finding
 
-# tables that hold digests instead of raw parameters (spec §10 invariant 21), and their free-text columns
-AUDIT_TABLES: Final = (
-    "approval_audits",
-    "remote_runs",
-    "remote_tasks",
-    "security_decisions",
-    "lifecycle_outbox",
-    "management_audits",
-)
-# shorter claimed values (`1`, `ls`, `true`) occur in audit text by chance; they prove nothing
-MIN_LEAK_LENGTH: Final = 8
-
 
 def check_claims(
-    connection: sqlite3.Connection, rows: StoreRows, claims: Sequence[Claim], path: str
+    connection: sqlite3.Connection,
+    generation: SchemaGeneration,
+    rows: StoreRows,
+    claims: Sequence[Claim],
+    path: str,
 ) -> tuple[list[Finding], list[int]]:
     """(findings, indices of the claims this store answered)."""
     approvals = {str(row.get("approval_id")): row for row in rows.approvals}
@@ -69,37 +63,31 @@ def check_claims(
                 evidence=evidence,
             )
         )
-    findings += _leaks(connection, claims, path)
+    findings += _leaks(connection, generation, claims, path)
     return findings, answered
 
 
-def _leaks(connection: sqlite3.Connection, claims: Sequence[Claim], path: str) -> list[Finding]:
-    values = sorted(
-        {value for claim in claims for value in _strings(claim.args) if len(value) >= MIN_LEAK_LENGTH}
-    )
-    if not values:
-        return []
-    found: list[Finding] = []
-    for table in AUDIT_TABLES:
-        for row in table_rows(connection, table):
-            for column, cell in row.items():
-                if not isinstance(cell, str) or column.endswith("digest"):
-                    continue
-                for value in values:
-                    if value in cell:
-                        found.append(
-                            finding(
-                                "SA696",
-                                f"{table}.{column} holds a claimed argument value ({len(value)} characters), "
-                                "where only digests belong",
-                                path=path,
-                                table=table,
-                                rowid=row.get("_rowid"),
-                                evidence={"column": column},
-                            )
-                        )
-                        break
-    return found
+def _leaks(
+    connection: sqlite3.Connection, generation: SchemaGeneration, claims: Sequence[Claim], path: str
+) -> list[Finding]:
+    """SA696 where a claimed argument value sits in an audit table (the raw-value search of invariant 21)."""
+    values = [
+        RawValue(text, f"claim {claim.pointer}", {"claim": claim.pointer})
+        for claim in claims
+        for text in _strings(claim.args)
+    ]
+    return [
+        finding(
+            "SA696",
+            f"{item.message} (a value of a claimed call)",
+            path=path,
+            table=item.table,
+            rowid=item.rowid,
+            session_id=item.session_id,
+            evidence=item.evidence,
+        )
+        for item in find_raw_values(connection, generation, values)
+    ]
 
 
 def _strings(value: Any) -> Iterator[str]:

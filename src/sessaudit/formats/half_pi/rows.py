@@ -16,6 +16,12 @@ RUN_TERMINAL: Final = frozenset({"succeeded", "failed", "rejected", "cancelled",
 TASK_TERMINAL: Final = frozenset({"succeeded", "failed", "cancelled", "timed_out", "lost"})
 
 
+def _lenient_text(data: bytes) -> str:
+    """TEXT as UTF-8, invalid bytes as U+FFFD: a row with bad bytes is still read (the history checks
+    report the bytes themselves)."""
+    return data.decode("utf-8", "replace")
+
+
 def table_rows(connection: sqlite3.Connection, table: str, order: str = "rowid") -> list[Row]:
     """Every row of `table` with its rowid as `_rowid` ([] when the table does not exist)."""
     if table in SECRET_TABLES:
@@ -25,9 +31,14 @@ def table_rows(connection: sqlite3.Connection, table: str, order: str = "rowid")
     ).fetchone()
     if exists is None:
         return []
-    cursor = connection.execute(f'SELECT rowid AS _rowid, * FROM "{table}" ORDER BY {order}')
-    names = [description[0] for description in cursor.description]
-    return [dict(zip(names, values, strict=True)) for values in cursor]
+    previous = connection.text_factory
+    connection.text_factory = _lenient_text
+    try:
+        cursor = connection.execute(f'SELECT rowid AS _rowid, * FROM "{table}" ORDER BY {order}')
+        names = [description[0] for description in cursor.description]
+        return [dict(zip(names, values, strict=True)) for values in cursor]
+    finally:
+        connection.text_factory = previous
 
 
 def count_rows(connection: sqlite3.Connection, table: str) -> int | None:

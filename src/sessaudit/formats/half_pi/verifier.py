@@ -12,6 +12,8 @@ import sqlite3
 from collections.abc import Callable
 from typing import Final
 
+from sessaudit.formats.half_pi.checks_history import check_history
+from sessaudit.formats.half_pi.checks_runs import check_runs
 from sessaudit.formats.half_pi.claimcheck import check_claims
 from sessaudit.formats.half_pi.generation import SchemaGeneration, detect_generation
 from sessaudit.formats.half_pi.recovery import OpenRun, recover
@@ -52,8 +54,22 @@ PROBLEM_RULES: Final = {
 }  # integrity and foreign-key problems are invariant 1, reported by the history checks
 
 StoreCheck = Callable[[sqlite3.Connection, SchemaGeneration, Snapshot], list[Violation]]
-# the invariant checks of spec §10, each over the snapshot (registered by their modules below)
-STORE_CHECKS: list[StoreCheck] = []
+
+
+def _history(
+    connection: sqlite3.Connection, generation: SchemaGeneration, snapshot: Snapshot
+) -> list[Violation]:
+    return check_history(connection, generation, snapshot.integrity, snapshot.foreign_keys)
+
+
+def _runs(
+    connection: sqlite3.Connection, generation: SchemaGeneration, snapshot: Snapshot
+) -> list[Violation]:
+    return check_runs(connection, generation)
+
+
+# the invariant checks of spec §10, each over the snapshot
+STORE_CHECKS: tuple[StoreCheck, ...] = (_history, _runs)
 
 
 def verify_half_pi(
@@ -101,7 +117,7 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
     ]
     answered: list[int] = []
     if options.claims:
-        claim_findings, answered = check_claims(connection, rows, options.claims, path)
+        claim_findings, answered = check_claims(connection, generation, rows, options.claims, path)
         findings += claim_findings
     for items in recovered.runs.values():
         findings += [_open_finding(item, path) for item in items if item.run.recovery is not None]

@@ -22,12 +22,12 @@ from sessaudit.formats.half_pi.builder_parts import (
     ToolCall,
     go_json,
 )
-from sessaudit.formats.half_pi.builder_remote import RUN_TERMINAL
 from sessaudit.formats.half_pi.builder_schema import schema_sql
 from sessaudit.formats.half_pi.builder_session import ToolResult
 from sessaudit.formats.half_pi.builder_wal import index_header_valid
 from sessaudit.formats.half_pi.generation import BY_FEATURE, Feature
 from sessaudit.formats.half_pi.snapshot import Snapshot, SnapshotOptions, open_snapshot
+from sessaudit.formats.half_pi.states import RUN_TERMINAL
 from sessaudit.formats.half_pi.storefiles import wal_info
 
 UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")

@@ -20,7 +20,7 @@ from sessaudit.formats.half_pi.verifier import verify_half_pi
 from sessaudit.formats.interface import VerifyOptions
 from sessaudit.reporters.json import render_json
 from tests.formats.half_pi.test_builder import crash_scenario
-from tests.formats.rivumi.runs import snapshot
+from tests.golden import tree_state
 
 runner = CliRunner()
 NOW = 1_785_500_000_000
@@ -52,9 +52,9 @@ def runs_of(document: dict[str, Any]) -> dict[str, tuple[str, str, str | None]]:
 
 def test_a_crash_image_needs_recovery_with_every_open_run(tmp_path: Path) -> None:
     path, _ = built(tmp_path)
-    before = snapshot(tmp_path)
+    before = tree_state(tmp_path)
     document = report(path)
-    assert snapshot(tmp_path) == before, "verifying changed or created a file beside the store"
+    assert tree_state(tmp_path) == before, "verifying changed or created a file beside the store"
     source = document["sources"][0]
     assert (source["format"], source["format_version"], source["verdict"]) == (
         "half-pi",

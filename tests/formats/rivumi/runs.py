@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,15 +44,3 @@ def edit_event(run_dir: Path, index: int, change: Callable[[dict[str, Any]], dic
         return lines
 
     edit_lines(run_dir, edit)
-
-
-def snapshot(directory: Path) -> dict[str, tuple[str, int, float]]:
-    """Every entry under `directory` (links not followed): sha256 (files), mode and mtime."""
-    found: dict[str, tuple[str, int, float]] = {}
-    for root, directories, files in os.walk(directory):
-        for name in sorted(directories + files):
-            path = Path(root) / name
-            info = path.lstat()
-            digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
-            found[str(path.relative_to(directory))] = (digest, info.st_mode, info.st_mtime)
-    return found

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from sessaudit.cli import app
 from sessaudit.formats.rivumi.encoding import dump_sorted
 from tests.formats.rivumi.cases import CASES
-from tests.formats.rivumi.runs import snapshot
+from tests.golden import tree_state
 
 runner = CliRunner()
 
@@ -46,10 +46,10 @@ def test_seed_native_prints_rivumis_bytes(tmp_path: Path) -> None:
         b'"run_id":"r1","sequence":0}]},"run_started":false,"schema_version":1,'
         b'"side_effects_replayed":false,"source_run_id":"r1"}\n'
     )
-    before = snapshot(run)
+    before = tree_state(run)
     result = sessaudit("seed", "r1", "--native", "--sequence", "0", cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (0, expected, b"")
-    assert snapshot(run) == before
+    assert tree_state(run) == before
 
 
 def test_seed_native_default_is_the_last_event(tmp_path: Path) -> None:
@@ -117,9 +117,9 @@ def test_verify_a_run_root_and_write_seeds(tmp_path: Path) -> None:
     for name in ("clean", "killed-after-tool-started", "pending-approval"):
         CASES[name](root / name)
     seeds = tmp_path / "seeds"
-    before = snapshot(root)
+    before = tree_state(root)
     result = runner.invoke(app, ["verify", str(root), "--format", "json", "--seeds-dir", str(seeds)])
-    assert snapshot(root) == before
+    assert tree_state(root) == before
     assert result.exit_code == 0, result.output  # warnings only
     report = json.loads(result.output)
     assert [source["verdict"] for source in report["sources"]] == [

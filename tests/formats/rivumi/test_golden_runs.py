@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from pathlib import Path
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from sessaudit.engine import audit
-from sessaudit.reporters.json import render_json
-from sessaudit.resources import load_schema
 from tests.formats.rivumi.cases import CASES
-from tests.formats.rivumi.runs import snapshot
-from tests.golden import check_golden
+from tests.golden import check_golden, tree_state, untouched_report
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "rivumi"
-REPORT_SCHEMA = Draft202012Validator(load_schema("report.v1.schema.json"))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -26,14 +20,7 @@ def test_golden_report(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update_golden: bool
 ) -> None:
     run_dir = CASES[name](tmp_path / "runs")
-    before = snapshot(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    document = json.loads(render_json(audit([str(run_dir.relative_to(tmp_path))]).report))
-    assert snapshot(tmp_path) == before, "verifying changed the run directory"
-    REPORT_SCHEMA.validate(document)
-    check_golden(
-        GOLDEN / f"{name}.json", json.dumps(document, indent=2, sort_keys=True) + "\n", update_golden
-    )
+    check_golden(GOLDEN / f"{name}.json", untouched_report(run_dir, tmp_path, monkeypatch), update_golden)
 
 
 def test_goldens_have_no_strays() -> None:
@@ -47,10 +34,10 @@ def test_a_live_writer_is_reported_and_its_lock_untouched(
     descriptor = os.open(run_dir / ".writer.lock", os.O_RDWR)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the test plays the live Rivumi writer
-        before = snapshot(tmp_path)
+        before = tree_state(tmp_path)
         monkeypatch.chdir(tmp_path)
         report = audit([str(run_dir.relative_to(tmp_path))]).report
-        assert snapshot(tmp_path) == before
+        assert tree_state(tmp_path) == before
     finally:
         os.close(descriptor)
     source = report.sources[0]

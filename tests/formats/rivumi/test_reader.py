@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from sessaudit.formats.rivumi.builder_fork import build_fork_run
 from sessaudit.formats.rivumi.reader import check_run_directory
 from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, TORN_LAST_LINE, build_run
-
-
-def snapshot(run_dir: Path) -> dict[str, tuple[str, int, int]]:
-    result = {}
-    for root, _, names in os.walk(run_dir):
-        for name in names:
-            path = Path(root) / name
-            info = path.lstat()
-            result[str(path)] = (
-                hashlib.sha256(path.read_bytes()).hexdigest(),
-                info.st_mtime_ns,
-                info.st_mode,
-            )
-    return result
+from tests.golden import tree_state
 
 
 def rules(run_dir: Path) -> list[str]:
@@ -31,9 +17,9 @@ def rules(run_dir: Path) -> list[str]:
 
 def test_clean_run_is_read_without_changes(tmp_path: Path) -> None:
     run_dir = build_run(tmp_path, crash=KILLED_AFTER_TOOL_STARTED).run_dir
-    before = snapshot(run_dir)
+    before = tree_state(run_dir)
     check = check_run_directory("runs/x", str(run_dir))
-    assert snapshot(run_dir) == before  # lock file included
+    assert tree_state(run_dir) == before  # lock file included
     assert check.findings == []
     assert sorted(item.path for item in check.files) == [
         "runs/x/.writer.lock",

@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from sessaudit.formats.half_pi.builder_core import StoreCore
 from sessaudit.formats.half_pi.builder_parts import BackgroundStart, JsonValue, RecoveryChange
 from sessaudit.formats.half_pi.builder_session import Session
 from sessaudit.formats.half_pi.generation import Feature
-
-RUN_TERMINAL: Final = frozenset({"succeeded", "failed", "rejected", "cancelled", "timed_out", "lost"})
-TASK_TERMINAL: Final = frozenset({"succeeded", "failed", "cancelled", "timed_out", "lost"})
-RUN_EDGES: Final[Mapping[str, frozenset[str]]] = {
-    "created": frozenset({"approved", "rejected"}),
-    "approved": frozenset({"sent", "rejected"}),
-    "sent": frozenset({"accepted", "rejected", "cancel_requested", "timed_out", "lost"}),
-    "accepted": frozenset({"running", "succeeded", "failed", "cancel_requested", "timed_out", "lost"}),
-    "running": frozenset({"succeeded", "failed", "cancel_requested", "timed_out", "lost"}),
-    "cancel_requested": frozenset({"succeeded", "failed", "rejected", "cancelled", "timed_out", "lost"}),
-}
-RECOVERY_MESSAGE: Final = "Mind restarted before terminal state"
+from sessaudit.formats.half_pi.states import RECOVERY_MESSAGE, RUN_EDGES, RUN_TERMINAL, TASK_TERMINAL
 
 
 class RemoteRun:

@@ -24,18 +24,11 @@ from sessaudit.formats.half_pi.checks_runs_audit import (
 from sessaudit.formats.half_pi.generation import SchemaGeneration
 from sessaudit.formats.half_pi.rules_runs import RUNS_RULE_CODES
 from sessaudit.formats.half_pi.sqlchecks import SqlCheck, Violation, load_checks, run_checks
+from sessaudit.formats.half_pi.states import RUN_EDGES, RUN_NON_TERMINAL, RUN_TERMINAL
 
-TERMINAL: Final = frozenset({"succeeded", "failed", "rejected", "cancelled", "timed_out", "lost"})
-NON_TERMINAL: Final = frozenset({"created", "approved", "sent", "accepted", "running", "cancel_requested"})
-# protocol.CanTransitionRun (spec §7.1); terminal statuses lead nowhere.
-EDGES: Final[Mapping[str, frozenset[str]]] = {
-    "created": frozenset({"approved", "rejected"}),
-    "approved": frozenset({"sent", "rejected"}),
-    "sent": frozenset({"accepted", "rejected", "cancel_requested", "timed_out", "lost"}),
-    "accepted": frozenset({"running", "succeeded", "failed", "cancel_requested", "timed_out", "lost"}),
-    "running": frozenset({"succeeded", "failed", "cancel_requested", "timed_out", "lost"}),
-    "cancel_requested": frozenset({"succeeded", "failed", "rejected", "cancelled", "timed_out", "lost"}),
-}
+TERMINAL: Final = RUN_TERMINAL
+NON_TERMINAL: Final = RUN_NON_TERMINAL
+EDGES: Final = RUN_EDGES
 # Event types other than the new status, and the only status each may lead to (spec §7.1 event shapes).
 SPECIAL_TYPES: Final[Mapping[str, str]] = {
     "local_rejection": "rejected",

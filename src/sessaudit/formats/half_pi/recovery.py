@@ -13,11 +13,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.rows import RUN_TERMINAL, TASK_TERMINAL, Request, Row, StoreRows, tool_calls_of
+from sessaudit.formats.half_pi.rows import Request, Row, StoreRows, tool_calls_of
+from sessaudit.formats.half_pi.states import RECOVERY_MESSAGE, RUN_TERMINAL, TASK_TERMINAL
 from sessaudit.model import SEED_KIND, Condition, PendingEffect, Recovery, Run, RunState
 
 NOW: Final = "$now"
-RECOVERY_MESSAGE: Final = "Mind restarted before terminal state"
 RUN_STATES: Final[dict[str, RunState]] = {
     "succeeded": "completed",
     "failed": "failed",

@@ -12,8 +12,6 @@ from typing import Any, Final
 
 Row = dict[str, Any]
 SECRET_TABLES: Final = frozenset({"hand_tokens", "hand_credentials", "face_tokens"})
-RUN_TERMINAL: Final = frozenset({"succeeded", "failed", "rejected", "cancelled", "timed_out", "lost"})
-TASK_TERMINAL: Final = frozenset({"succeeded", "failed", "cancelled", "timed_out", "lost"})
 
 
 def _lenient_text(data: bytes) -> str:

@@ -3,7 +3,8 @@
 Group ids are SHA-256 prefixes of the work_dir (SA619); session, summary, pending-compaction and compaction
 event ids are UUIDv7 (SA620); credentials have a valid label, two distinct 32-hex secrets, canonical scopes
 and a parsable creation time (SA624). Credential secrets are read only to judge their shape: no value of a
-token or application key ever reaches a message or evidence, not even a part of one.
+token or application key ever reaches a message or evidence, not even a part of one. Face scopes are validated
+against `schemas/half-pi-face-scopes.v1.schema.json`; their order and exact Go form are checked here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
+from functools import cache
 from typing import Any, Final
+
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from sessaudit.formats.half_pi.checks_history_base import (
     CREDENTIAL_SHAPE,
@@ -26,25 +30,12 @@ from sessaudit.formats.half_pi.checks_history_base import (
 from sessaudit.formats.half_pi.generation import SchemaGeneration
 from sessaudit.formats.half_pi.gojson import GoJSONError, decode, marshal
 from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.resources import load_schema
 
 LABEL: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SECRET: Final = re.compile(r"[0-9a-f]{32}")
 TEXT_TIME: Final = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
-FACE_SCOPES: Final = frozenset(
-    "face:" + name
-    for name in (
-        "chat",
-        "sessions:read",
-        "sessions:write",
-        "runs:read",
-        "runs:cancel",
-        "runs:output",
-        "approve",
-        "hands:read",
-        "tasks:read",
-        "tasks:cancel",
-    )
-)
+SCOPES_SCHEMA: Final = "half-pi-face-scopes.v1.schema.json"
 # (table, columns that must be UUIDv7, columns that may instead be '', a filter, how a row is named)
 _UUID7_COLUMNS: Final = (
     ("sessions", ("id",), (), "", "session"),
@@ -193,16 +184,24 @@ def _scope_problems(text: Any) -> Iterator[str]:
     try:
         scopes = decode(scopes_text) if scopes_text is not None else None
     except GoJSONError:
-        scopes = None
-    if not isinstance(scopes, list) or not all(isinstance(scope, str) for scope in scopes):
+        scopes = None  # not an array: the schema says so below
+    errors = list(_scopes_validator().iter_errors(scopes))
+    failed = {str(error.validator) for error in errors}
+    if "type" in failed or not isinstance(scopes, list):  # the second for mypy: the schema decided
         yield "its scopes are not a JSON array of scope names"
         return
-    if not scopes:
+    if "minItems" in failed:
         yield "its scopes are empty"
         return
-    unknown = sum(1 for scope in scopes if scope not in FACE_SCOPES)
+    unknown = sum(1 for error in errors if error.validator == "enum")
     if unknown:
         yield f"its scopes include {unknown} value(s) that are not one of the 10 face:* scopes"
         return
+    # the schema's uniqueItems, and what no schema can say (sorted, Go's bytes): the canonical text
     if marshal(sorted(set(scopes))) != scopes_text:
         yield "its scopes are not Go's sorted, deduplicated JSON array"
+
+
+@cache
+def _scopes_validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema(SCOPES_SCHEMA))

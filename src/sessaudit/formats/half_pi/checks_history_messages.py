@@ -2,7 +2,8 @@
 
 One pass over every session's messages in seq order: row shape (SA618), compact projections (SA612, SA613),
 tool results without a call (SA615) and calls never answered (SA617). Then each context summary's three
-framed digests are recomputed from its text and the messages it covers (SA609).
+framed digests are recomputed from its text and the messages it covers (SA609). A row's parsed `tool_calls`
+is validated against `schemas/half-pi-tool-calls.v1.schema.json`; its exact Go form is checked here.
 """
 
 from __future__ import annotations
@@ -10,8 +11,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import groupby
 from typing import Any, Final
+
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from sessaudit.formats.half_pi import digests
 from sessaudit.formats.half_pi.checks_history_base import (
@@ -27,10 +31,11 @@ from sessaudit.formats.half_pi.checks_history_base import (
 from sessaudit.formats.half_pi.generation import SchemaGeneration
 from sessaudit.formats.half_pi.gojson import GoJSONError, Number, Struct, decode, marshal
 from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.resources import load_schema
 
 ROLES: Final = frozenset({"system", "user", "assistant", "tool"})
 NO_CALLS: Final = frozenset({"", "null"})
-CALL_KEYS: Final = ("ID", "Name", "Args")
+TOOL_CALLS_SCHEMA: Final = "half-pi-tool-calls.v1.schema.json"
 _MESSAGES: Final = (
     "SELECT rowid, id, session_id, seq, role, content, tool_id, tool_calls, {projection} FROM messages"
     " ORDER BY session_id, seq, id"
@@ -76,15 +81,12 @@ def parse_tool_calls(text: str) -> tuple[list[tuple[str, str, str]], str | None]
         value = decode(text)
     except GoJSONError:
         return [], "tool_calls is not JSON"
-    if not isinstance(value, list):
+    if value is None:  # the schema's null is the literal text `null` only, which never comes here
         return [], "tool_calls is neither null nor a JSON array"
-    calls: list[tuple[str, str, str]] = []
-    for item in value:
-        if not isinstance(item, dict) or set(item) != set(CALL_KEYS):
-            return [], "a tool call is not an object with exactly the keys ID, Name and Args"
-        if not all(isinstance(item[key], str) for key in CALL_KEYS):
-            return [], "a tool call's ID, Name or Args is not a string"
-        calls.append((item["ID"], item["Name"], item["Args"]))
+    problem = _tool_calls_problem(value)
+    if problem is not None:
+        return [], problem
+    calls = [(item["ID"], item["Name"], item["Args"]) for item in value]
     canonical = marshal([Struct((("ID", i), ("Name", n), ("Args", a))) for i, n, a in calls])
     if canonical != text:
         return (
@@ -92,6 +94,25 @@ def parse_tool_calls(text: str) -> tuple[list[tuple[str, str, str]], str | None]
             "tool_calls is not in the form Half-Pi's agent writes (Go JSON, keys ID, Name, Args in order)",
         )
     return calls, None
+
+
+def _tool_calls_problem(value: Any) -> str | None:
+    """The schema's verdict on parsed tool calls, in words: the first call that breaks it, by position."""
+    errors = list(_tool_calls_validator().iter_errors(value))
+    if not errors:
+        return None
+    if any(not error.path for error in errors):
+        return "tool_calls is neither null nor a JSON array"
+    first = min(int(error.path[0]) for error in errors)
+    # an error on the call itself (not an object, a key missing or extra) before one on a value
+    if any(len(error.path) == 1 for error in errors if error.path[0] == first):
+        return "a tool call is not an object with exactly the keys ID, Name and Args"
+    return "a tool call's ID, Name or Args is not a string"
+
+
+@cache
+def _tool_calls_validator() -> Draft202012Validator:
+    return Draft202012Validator(load_schema(TOOL_CALLS_SCHEMA))
 
 
 def message_violations(connection: sqlite3.Connection, generation: SchemaGeneration) -> list[Violation]:

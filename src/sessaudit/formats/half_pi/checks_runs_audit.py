@@ -1,30 +1,31 @@
 """Half-Pi security decisions and their outbox rows in Python: the payload rebuilt byte for byte (§6.7,
-invariant 17), payloads that are JSON objects (18), details_redacted and risk_labels shapes (19)."""
+invariant 17), payloads that are JSON objects (18), details_redacted and risk_labels shapes (19).
+
+The two shapes of invariant 19 are stated by `schemas/half-pi-details-redacted.v1.schema.json` and
+`schemas/half-pi-risk-labels.v1.schema.json`; the checks validate each column against them and add what JSON
+Schema cannot say: an integer is judged by its literal (`1.0` is not one), a label's bound is in UTF-8 bytes.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from functools import cache
 from typing import Any, Final
+
+from jsonschema import Draft202012Validator, validators  # type: ignore[import-untyped]
+from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
 from sessaudit.formats.half_pi.digests import security_decision_payload
 from sessaudit.formats.half_pi.gojson import GoJSONError, Number, decode
 from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.resources import load_schema
 
-# sanitizeAuditDetails keeps these keys, with string, integer or boolean values only (spec §4.14).
-DETAIL_KEYS: Final = frozenset(
-    {
-        "provider_id",
-        "model_id",
-        "profile",
-        "duration_ms",
-        "failure_code",
-        "execution_outcome",
-        "delivery_outcome",
-    }
-)
-MAX_RISK_LABELS: Final = 64
+DETAILS_SCHEMA: Final = "half-pi-details-redacted.v1.schema.json"
+RISK_LABELS_SCHEMA: Final = "half-pi-risk-labels.v1.schema.json"
+MAX_RISK_LABELS: Final = 64  # the risk-labels schema's maxItems, named in messages
 MAX_RISK_LABEL_BYTES: Final = 128
 MAX_PAYLOAD_BYTES: Final = 64 << 10
 
@@ -108,41 +109,88 @@ def payload_problem_of(value: Any) -> str | None:
 
 
 def details_problem_of(value: Any) -> str | None:
-    """Why details_redacted is not an object of the allowed keys with scalar values, or None."""
+    """Why details_redacted is not what its schema allows (an object of the seven keys with string, integer
+    or boolean values), or None. The first problem is named: not an object, the extra keys, then the first
+    key in sorted order holding another value."""
     parsed, problem = _parse(value)
     if problem is not None:
         return problem
-    if not isinstance(parsed, dict):
+    errors = schema_errors(DETAILS_SCHEMA, parsed)
+    if not errors:
+        return None
+    if any(not error.path for error in errors if error.validator == "type"):
         return f"is {_kind(parsed)}, not a JSON object"
-    extra = sorted(set(parsed) - DETAIL_KEYS)
+    extra = [error for error in errors if error.validator == "additionalProperties"]
     if extra:
-        return f"has keys outside the seven allowed: {', '.join(extra)}"
-    for key in sorted(parsed):
-        item = parsed[key]
-        if isinstance(item, str | bool):
-            continue
-        if isinstance(item, Number) and not any(mark in item.literal for mark in ".eE"):
-            continue
-        return f"key {key} holds {_kind(item)}, not a string, integer or boolean"
-    return None
+        allowed = extra[0].schema["properties"]
+        return f"has keys outside the seven allowed: {', '.join(sorted(set(parsed) - set(allowed)))}"
+    key = min(str(error.path[0]) for error in errors if error.path)
+    return f"key {key} holds {_kind(parsed[key])}, not a string, integer or boolean"
 
 
 def risk_labels_problem_of(value: Any) -> str | None:
-    """Why risk_labels is not an array of at most 64 strings of 1..128 bytes, or None."""
+    """Why risk_labels is not what its schema allows (an array of at most 64 non-empty strings) with labels
+    of at most 128 UTF-8 bytes, or None. The first problem is named: not an array, too many labels, then the
+    first label that is not a string or has the wrong size."""
     parsed, problem = _parse(value)
     if problem is not None:
         return problem
-    if not isinstance(parsed, list):
+    errors = schema_errors(RISK_LABELS_SCHEMA, parsed)
+    at_root = {error.validator for error in errors if not error.path}
+    if "type" in at_root:
         return f"is {_kind(parsed)}, not a JSON array"
-    if len(parsed) > MAX_RISK_LABELS:
+    if "maxItems" in at_root:
         return f"holds {len(parsed)} labels, over the limit of {MAX_RISK_LABELS}"
-    for index, label in enumerate(parsed):
-        if not isinstance(label, str):
-            return f"item {index} is {_kind(label)}, not a string"
-        size = len(utf8_bytes(label))
-        if not 1 <= size <= MAX_RISK_LABEL_BYTES:
-            return f"item {index} is {size} bytes, not 1..{MAX_RISK_LABEL_BYTES}"
-    return None
+    flawed = {int(error.path[0]): str(error.validator) for error in errors if error.path}
+    # JSON Schema's maxLength counts characters: the byte bound is checked here
+    oversized = (
+        index
+        for index, label in enumerate(parsed)
+        if isinstance(label, str) and len(utf8_bytes(label)) > MAX_RISK_LABEL_BYTES
+    )
+    first = min((*flawed, next(oversized, len(parsed))))
+    if first == len(parsed):
+        return None
+    label = parsed[first]
+    if flawed.get(first) == "type":
+        return f"item {first} is {_kind(label)}, not a string"
+    return f"item {first} is {len(utf8_bytes(label))} bytes, not 1..{MAX_RISK_LABEL_BYTES}"
+
+
+def schema_errors(schema: str, parsed: Any) -> list[ValidationError]:
+    """Every error of a UseNumber parse against a row schema in `schemas/`, integers read by their literal."""
+    return list(_validator(schema).iter_errors(plain_json(parsed)))
+
+
+def _is_integer(_checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# Draft 2020-12 over `plain_json` values: JSON Schema's `integer` admits 1.0, but Go writes an integer as bare
+# digits, which `plain_json` alone turns into an int.
+RowValidator: Final = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+
+
+@cache
+def _validator(schema: str) -> Any:
+    return RowValidator(load_schema(schema))
+
+
+def plain_json(value: Any) -> Any:
+    """A UseNumber parse as plain JSON values: an integer literal as an int, any other number as a float."""
+    if isinstance(value, Number):
+        literal = value.literal or "0"
+        if any(mark in literal for mark in ".eE"):
+            return float(literal)
+        return int(Decimal(literal))  # no digit limit, unlike int(str)
+    if isinstance(value, dict):
+        return {key: plain_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain_json(item) for item in value]
+    return value
 
 
 def _payload_mismatch(row: Mapping[str, Any]) -> Violation | None:

@@ -223,16 +223,27 @@ def seed(
 
 
 def _native_seed(path: str, run: str | None, sequence: int | None) -> int:
-    """`seed --native`: Rivumi's own fork seed on stdout, or its refusal on stderr with its exit status."""
+    """`seed --native`: Rivumi's own fork seed on stdout, or its refusal on stderr with its exit status.
+
+    Rivumi prints to a UTF-8 stdout whose error handler comes from the locale, like ours (strict, or
+    surrogateescape in a C/POSIX/C.UTF-8 locale), so ours decides whether a lone surrogate is printable.
+    Where Rivumi would crash (a traceback, exit 1), one line names the crash and the exit status is 1."""
     try:
         chosen = choose_rivumi_run(path, run)
     except NativeSeedUnavailable as error:
         _fail(f"--native: {error}", EXIT_USAGE)
     answer = directory_fork_seed(
-        chosen.real_path, events_path=os.path.join(chosen.path, "events.jsonl"), sequence=sequence
+        chosen.real_path,
+        events_path=os.path.join(chosen.path, "events.jsonl"),
+        sequence=sequence,
+        stdout_errors=getattr(sys.stdout, "errors", None) or "strict",
     )
     if answer.text is not None:
         sys.stdout.write(answer.text)
+    elif answer.crash is not None:
+        typer.echo(f"sessaudit: --native: {safe(answer.message)} (a traceback from Rivumi, exit 1)", err=True)
+    elif not answer.stderr:  # no answer is known: sessaudit could not read the log
+        typer.echo(f"sessaudit: --native: {safe(answer.message)}", err=True)
     else:
         sys.stderr.write(answer.stderr)
     return answer.exit_status
@@ -263,6 +274,8 @@ def rules(
     typer.echo(f"{entry.summary}")
     typer.echo("")
     typer.echo(entry.doc)
+
+
 
 
 def _version_callback(value: bool) -> None:

@@ -217,6 +217,8 @@ def describe_native(source: Source, run: Run) -> list[str]:
             repaired = resume.get("repaired_to")
             repair = f" after setting last_event_sequence back to {repaired}" if repaired is not None else ""
             lines.append(f"Rivumi's own resume: accepts the run{repair}")
+        elif resume.get("crash"):
+            lines.append(f"Rivumi's own resume: crashes ({resume.get('message')})")
         else:
             lines.append(f"Rivumi's own resume: refuses ({resume.get('message')})")
     seed = run.recovery.seed if run.recovery is not None else None

@@ -3,13 +3,23 @@
 Spec-silent choices: "blank" lines are judged with bytes.strip() (ASCII whitespace); JSON is parsed with
 Python's json (which, like Rivumi, takes duplicate keys and NaN); the whole log is normalised before the
 size check, and duplicates and id drift are checked in one pass in sequence order.
+
+Where Rivumi's CLI does not answer but crashes (an uncaught exception: a traceback on stderr, exit status 1,
+nothing on stdout), the answer says so (`crash`, a message starting "Rivumi crashes: ") instead of inventing
+a verdict: a line that is not valid UTF-8 (UnicodeDecodeError), an integer of more than 4,300 digits
+(ValueError), nesting deep enough to exhaust Python's recursion limit (RecursionError), and output that
+stdout cannot encode (UnicodeEncodeError: a lone surrogate, under the strict error handler of a UTF-8
+locale; `stdout_errors` names another handler, e.g. the C.UTF-8 locale's "surrogateescape").
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Final
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
 
 MAX_LINE_BYTES: Final = 131_072
 MAX_EVENTS: Final = 10_000
@@ -37,33 +47,67 @@ TURN_ENDS: Final = frozenset(
     {"turn.completed", "turn.failed", "turn.cancelled", "turn.interrupted", "turn_completed"}
 )
 TERMINAL_TYPES: Final = frozenset({"run.completed", "run.failed", "run.cancelled"}) | TURN_ENDS
+CRASH_PREFIX: Final = "Rivumi crashes: "
+CRASH_STATUS: Final = 1
+# Container depth (the bracket that opens it counted) at which Python 3.11's json raises RecursionError
+# with the default limit of 1000, measured through Rivumi's CLI: 980 for an events.jsonl line read by
+# `rivumi sessions`; 990 for session.json/request.json, read in a fresh worker thread at resume.
+REPLAY_DEPTH_LIMIT: Final = 980
+INT_DIGITS_LIMIT: Final = 4_300  # Python's default int_max_str_digits
+_INT_LIMIT_MESSAGE: Final = (
+    "Exceeds the limit ({limit} digits) for integer string conversion: value has {digits} digits; "
+    "use sys.set_int_max_str_digits() to increase the limit"
+)
+_TOKENS: Final = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[{]|[\]}]|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?', re.DOTALL
+)
+_LONG_DIGITS: Final = re.compile(f"[0-9]{{{INT_DIGITS_LIMIT + 1}}}")
+_Result = TypeVar("_Result")
 
 
 class ReplayError(Exception):
     """Rivumi's replay error; the CLI prints `error: <message>` and exits 2."""
 
 
+class RivumiCrash(Exception):
+    """An exception Rivumi does not catch: its CLI prints a traceback and exits 1 (`name: detail`)."""
+
+    def __init__(self, name: str, detail: str) -> None:
+        super().__init__(f"{name}: {detail}")
+        self.name = name
+
+
 @dataclass(frozen=True, slots=True)
 class ReplayAnswer:
+    """`crash`: the exception's name when Rivumi crashes instead of answering (then `ok` is False)."""
+
     ok: bool
     message: str | None
     state: dict[str, Any] | None
     text: str | None
+    crash: str | None = field(default=None, compare=False)
 
     def as_native(self) -> dict[str, Any]:
-        return {"ok": self.ok, "message": self.message, "state": self.state, "text": self.text}
+        native = {"ok": self.ok, "message": self.message, "state": self.state, "text": self.text}
+        return native if self.crash is None else {**native, "crash": self.crash}
 
 
-def native_replay(data: bytes | None, *, events_path: str = "events.jsonl") -> ReplayAnswer:
+def native_replay(
+    data: bytes | None, *, events_path: str = "events.jsonl", stdout_errors: str = "strict"
+) -> ReplayAnswer:
     """`data` None: events.jsonl is absent (the message names `events_path`; Rivumi names the path it
-    built from its run root, which a verifier cannot know)."""
+    built from its run root, which a verifier cannot know). `stdout_errors`: the error handler of the
+    UTF-8 stdout Rivumi would print to."""
     try:
         if data is None:
             raise ReplayError(missing_log_message(events_path))
         state = reduce_events(load_jsonl(data))
+        text = printable(canonical_text(state), stdout_errors)
     except ReplayError as error:
         return ReplayAnswer(False, str(error), None, None)
-    return ReplayAnswer(True, None, state, canonical_text(state))
+    except RivumiCrash as crash:
+        return ReplayAnswer(False, CRASH_PREFIX + str(crash), None, None, crash.name)
+    return ReplayAnswer(True, None, state, text)
 
 
 def missing_log_message(events_path: str) -> str:
@@ -72,6 +116,95 @@ def missing_log_message(events_path: str) -> str:
 
 def canonical_text(state: dict[str, Any]) -> str:
     return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def printable(text: str, stdout_errors: str) -> str:
+    """`text` when a UTF-8 stdout with the error handler `stdout_errors` can write it, else the crash."""
+    try:
+        text.encode("utf-8", stdout_errors)
+    except UnicodeEncodeError as error:
+        raise RivumiCrash("UnicodeEncodeError", str(error)) from None
+    except LookupError:  # an unknown handler name: judged as the default, strict
+        return printable(text, "strict")
+    return text
+
+
+def python_json(text: str, depth_limit: int) -> Any:
+    """`json.loads(text)` as it runs in Rivumi's process, whose recursion budget allows `depth_limit - 1`
+    nested containers; raises ValueError (json.JSONDecodeError) or RivumiCrash, never RecursionError.
+
+    The first hazard in the text (a container at `depth_limit`, an integer over 4,300 digits) crashes
+    Rivumi when its parser reaches it, i.e. when the text before it parses up to that point: `null` put in
+    the hazard's place is then consumed, so an error (if any) lies beyond the hazard's position."""
+    hazard = _first_hazard(text, depth_limit)
+    if hazard is not None:
+        position, crash = hazard
+        try:
+            _with_stack(json.loads, text[:position] + "null")
+        except json.JSONDecodeError as error:
+            if error.pos > position:
+                raise crash from None
+        else:
+            raise crash
+    return _with_stack(json.loads, text)
+
+
+def _first_hazard(text: str, depth_limit: int) -> tuple[int, RivumiCrash] | None:
+    if text.count("[") + text.count("{") < depth_limit and not _LONG_DIGITS.search(text):
+        return None
+    depth = 0
+    for token in _TOKENS.finditer(text):
+        first = token.group()[0]
+        if first in "[{":
+            depth += 1
+            if depth >= depth_limit:
+                kind = "array" if first == "[" else "object"
+                detail = (
+                    f"maximum recursion depth exceeded while decoding a JSON {kind} from a unicode string"
+                )
+                return token.start(), RivumiCrash("RecursionError", detail)
+        elif first in "]}":
+            depth = max(depth - 1, 0)
+        elif first != '"':
+            number = token.group()
+            digits = len(number.lstrip("-"))
+            if digits > INT_DIGITS_LIMIT and not any(mark in number for mark in ".eE"):
+                detail = _INT_LIMIT_MESSAGE.format(limit=INT_DIGITS_LIMIT, digits=digits)
+                return token.start(), RivumiCrash("ValueError", detail)
+    return None
+
+
+def _with_stack(function: Callable[[str], _Result], text: str) -> _Result:
+    """`function(text)`; when our own call stack is too deep for it, again on a fresh thread's stack."""
+    try:
+        return function(text)
+    except RecursionError:
+        pass
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, function(text)))
+        except Exception as error:  # handed back to the caller's thread below
+            outcome.append((False, error))
+
+    worker = threading.Thread(target=run, name="sessaudit-deep-json")
+    worker.start()
+    worker.join()
+    succeeded, value = outcome[0]
+    if not succeeded:
+        if isinstance(value, RecursionError):  # only with a lowered recursion limit: Rivumi would crash too
+            raise RivumiCrash("RecursionError", str(value))
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
+def decode_line(piece: bytes) -> str:
+    """A line's text as `json.loads(bytes)` decodes it (encoding detected, surrogates passed through)."""
+    try:
+        return piece.decode(json.detect_encoding(piece), "surrogatepass")
+    except UnicodeDecodeError as error:
+        raise RivumiCrash("UnicodeDecodeError", str(error)) from None
 
 
 def load_jsonl(data: bytes) -> list[dict[str, Any]]:
@@ -87,7 +220,7 @@ def load_jsonl(data: bytes) -> list[dict[str, Any]]:
         if len(piece) > MAX_LINE_BYTES:
             raise ReplayError(f"event JSONL line {number} exceeds {MAX_LINE_BYTES} bytes")
         try:
-            value = json.loads(piece)
+            value = python_json(decode_line(piece), REPLAY_DEPTH_LIMIT)
         except ValueError:
             raise ReplayError(f"event JSONL line {number} is not valid JSON") from None
         if not isinstance(value, dict):

@@ -14,6 +14,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from sessaudit import __version__
+from sessaudit.cli_warehouse import load, query
 from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
 from sessaudit.formats.half_pi.claims import Claim, ClaimsFileError, load_claims
@@ -276,6 +277,9 @@ def rules(
     typer.echo(entry.doc)
 
 
+# the DuckDB warehouse (CONTRACT §7): its commands live in cli_warehouse.py
+app.command()(load)
+app.command()(query)
 
 
 def _version_callback(value: bool) -> None:

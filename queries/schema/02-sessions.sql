@@ -1,0 +1,30 @@
+-- Table sessions: one row per session of a source, as the verify report gives it (verdict, fact count,
+-- usage totals), plus what loading added (facts_loaded, time range, provider and model).
+-- Columns: see docs/warehouse.md ("sessions").
+CREATE TABLE IF NOT EXISTS sessions (
+    source_id VARCHAR NOT NULL,
+    session_id VARCHAR,
+    format VARCHAR,
+    format_version VARCHAR,
+    verdict VARCHAR NOT NULL,
+    facts BIGINT NOT NULL,
+    facts_loaded BIGINT NOT NULL,
+    complete BOOLEAN NOT NULL,
+    last_seq BIGINT,
+    repaired_length BIGINT,
+    torn_tail_bytes BIGINT NOT NULL,
+    usage_input BIGINT NOT NULL,
+    usage_output BIGINT NOT NULL,
+    usage_cache_read BIGINT NOT NULL,
+    usage_cache_write BIGINT NOT NULL,
+    usage_input_total BIGINT NOT NULL,
+    runs INTEGER NOT NULL,
+    open_runs INTEGER NOT NULL,
+    started_at TIMESTAMP,
+    last_at TIMESTAMP,
+    provider VARCHAR,
+    model VARCHAR,
+    cwd VARCHAR,
+    header JSON,
+    native JSON
+);

@@ -1,0 +1,154 @@
+"""The `load` and `query` commands (CONTRACT §2, §7): thin wrappers over `sessaudit.warehouse`.
+
+Exit codes follow CONTRACT §3: 0 done, 2 usage error (bad flag, unknown query or parameter, a database or
+dataset folder that cannot be used, SQL that fails), 3 the load is incomplete, 4 internal error (one line)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from sessaudit.reporters.console import safe
+from sessaudit.warehouse import QueryFormat
+
+if TYPE_CHECKING:
+    from sessaudit.warehouse.loader import LoadResult
+
+EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 2, 3, 4
+
+DatabaseOption = Annotated[Path, typer.Option("--db", help="The DuckDB warehouse file.", dir_okay=False)]
+Debug = Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")]
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    typer.echo(f"sessaudit: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _internal(error: Exception, debug: bool) -> NoReturn:
+    if debug:
+        traceback.print_exc()
+    _fail(f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL)
+
+
+def load(
+    paths: Annotated[list[str], typer.Argument(help="Session files and directories (walked recursively).")],
+    db: DatabaseOption,
+    parquet: Annotated[
+        Path | None,
+        typer.Option(
+            "--parquet",
+            help="Also write every table as a Hive-partitioned Parquet dataset (format, day) in DIR.",
+        ),
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Verify N sources at a time.")] = 1,
+    debug: Debug = False,
+) -> None:
+    """Verify session logs and load them into a DuckDB warehouse (changed sources replace their rows)."""
+    # imported here, not at the top: `verify` and every other command never load duckdb or pyarrow
+    from sessaudit.warehouse.loader import LoadOptions, WarehouseError, load_warehouse
+    from sessaudit.warehouse.parquet import ExportError
+    from sessaudit.warehouse.schema import SchemaMismatch
+
+    try:
+        result = load_warehouse(paths, db, LoadOptions(jobs=jobs, parquet=parquet))
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except (SchemaMismatch, ExportError, WarehouseError) as error:
+        _fail(str(error), EXIT_USAGE)
+    except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
+        _internal(error, debug)
+    _report_load(result, db, parquet)
+    raise typer.Exit(EXIT_INCOMPLETE if result.incomplete else EXIT_OK)
+
+
+def _report_load(result: LoadResult, db: Path, parquet: Path | None) -> None:
+    from sessaudit.warehouse.loader import LOADED, REPLACED, UNCHANGED
+    from sessaudit.warehouse.schema import SOURCE_TABLES
+
+    for item in result.outcomes:
+        if item.status == REPLACED:
+            typer.echo(
+                f"sessaudit: {safe(item.source.path)} changed ({item.detail}); its rows were replaced",
+                err=True,
+            )
+    for reason in result.incomplete:
+        typer.echo(f"sessaudit: load incomplete: {safe(reason)}", err=True)
+    new, replaced, unchanged = (len(result.paths(status)) for status in (LOADED, REPLACED, UNCHANGED))
+    rows = ", ".join(f"{table} {result.rows.get(table, 0)}" for table in SOURCE_TABLES)
+    typer.echo(
+        f"loaded {new + replaced} source(s) into {safe(db)} ({new} new, {replaced} replaced, {unchanged} "
+        f"unchanged); rows: {rows}"
+    )
+    if parquet is not None and result.exported is not None:
+        total = sum(result.exported.values())
+        typer.echo(f"wrote {total} rows as Parquet under {safe(parquet)} (partitioned by format and day)")
+
+
+def query(
+    name: Annotated[str | None, typer.Argument(help="A bundled query (see --list).")] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option("--db", help="The DuckDB warehouse file (opened read-only).", dir_okay=False),
+    ] = None,
+    sql: Annotated[str | None, typer.Option("--sql", help="Run this SQL instead of a bundled query.")] = None,
+    output_format: Annotated[
+        QueryFormat, typer.Option("--format", help="How the answer is written to stdout.")
+    ] = QueryFormat.TABLE,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", help="A query parameter K=V (repeatable).")
+    ] = None,
+    list_queries: Annotated[bool, typer.Option("--list", help="List the bundled queries.")] = False,
+    debug: Debug = False,
+) -> None:
+    """Answer a bundled query, or SQL, on a warehouse opened read-only."""
+    from sessaudit.warehouse.queries import QueryError, bind, find_query, run_sql
+    from sessaudit.warehouse.render import RENDERERS
+
+    try:
+        if list_queries:
+            sys.stdout.write(_listing())
+            raise typer.Exit(EXIT_OK)
+        if (name is None) == (sql is None):
+            _fail("name one bundled query or give --sql (see `sessaudit query --list`)", EXIT_USAGE)
+        if db is None:
+            _fail("--db FILE is required", EXIT_USAGE)
+        given = _parameters(param or [])
+        if name is not None:
+            chosen = find_query(name)
+            answer = run_sql(db, chosen.sql, bind(chosen, given))
+        else:
+            answer = run_sql(db, str(sql), dict(given))
+        sys.stdout.write(RENDERERS[output_format](answer))
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except QueryError as error:
+        _fail(str(error), EXIT_USAGE)
+    except Exception as error:
+        _internal(error, debug)
+    raise typer.Exit(EXIT_OK)
+
+
+def _parameters(items: list[str]) -> dict[str, str]:
+    given: dict[str, str] = {}
+    for item in items:
+        key, separator, value = item.partition("=")
+        if not separator or not key.strip():
+            _fail(f"--param {item!r}: expected K=V", EXIT_USAGE)
+        given[key.strip()] = value
+    return given
+
+
+def _listing() -> str:
+    from sessaudit.warehouse.queries import bundled_queries
+
+    lines = []
+    for entry in bundled_queries().values():
+        lines.append(f"{entry.name:<22}{entry.purpose}")
+        for parameter in entry.parameters:
+            lines.append(f"  --param {parameter.name}=<{parameter.type}>  {parameter.description}")
+    return "\n".join(lines) + "\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -35,21 +36,29 @@ def open_evidence(real_path: str) -> tuple[BinaryIO, int]:
     return stream, info.st_size
 
 
+def read_chunks(stream: BinaryIO, length: int) -> Iterator[bytes]:
+    """The next `length` bytes of `stream` in chunks of at most CHUNK (fewer at end of file)."""
+    remaining = length
+    while remaining > 0:
+        chunk = stream.read(min(CHUNK, remaining))
+        if not chunk:
+            return
+        remaining -= len(chunk)
+        yield chunk
+
+
 def hash_range(real_path: str, length: int) -> tuple[str, int, int]:
     """(hex sha256 of bytes [0, length) as the file is now, bytes actually available, current size).
 
     Opens the path afresh, so a file replaced by rename during the audit is noticed."""
     stream, size = open_evidence(real_path)
     digest = hashlib.sha256()
-    remaining = length
+    available = 0
     with stream:
-        while remaining > 0:
-            chunk = stream.read(min(CHUNK, remaining))
-            if not chunk:
-                break
+        for chunk in read_chunks(stream, length):
             digest.update(chunk)
-            remaining -= len(chunk)
-    return digest.hexdigest(), length - remaining, size
+            available += len(chunk)
+    return digest.hexdigest(), available, size
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ import hashlib
 import os
 from typing import Final
 
-from sessaudit.evidence import CHUNK, open_evidence
+from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
 from sessaudit.model import Finding, Source
 from sessaudit.rules import find_rule
@@ -41,16 +41,8 @@ def cut_line(findings: list[Finding], path: str) -> int | None:
 def read_verified(real_path: str, length: int, sha256: str) -> bytes:
     """The first `length` bytes of the file, which must hash to `sha256` (the verified range)."""
     stream, _ = open_evidence(real_path)
-    pieces: list[bytes] = []
-    remaining = length
     with stream:
-        while remaining > 0:
-            chunk = stream.read(min(CHUNK, remaining))
-            if not chunk:
-                break
-            pieces.append(chunk)
-            remaining -= len(chunk)
-    data = b"".join(pieces)
+        data = b"".join(read_chunks(stream, length))
     if len(data) != length or hashlib.sha256(data).hexdigest() != sha256:
         raise EvidenceChanged(f"{real_path} changed after it was verified")
     return data

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sessaudit.evidence import NotRegularFile, open_evidence
+from sessaudit.evidence import NotRegularFile, open_evidence, read_chunks
 from sessaudit.formats.rivumi.encoding import dump_sorted
 from sessaudit.formats.rivumi.replay import (
     CRASH_PREFIX,
@@ -153,12 +153,8 @@ def _read_events(path: str) -> bytes | None:
         if os.path.isdir(path) and not os.path.islink(path):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path) from None
         raise
-    chunks: list[bytes] = []
     with stream:
-        while size > 0 and (chunk := stream.read(size)):
-            chunks.append(chunk)
-            size -= len(chunk)
-    return b"".join(chunks)
+        return b"".join(read_chunks(stream, size))
 
 
 def fork_seed(records: list[dict[str, Any]], sequence: int) -> dict[str, Any]:

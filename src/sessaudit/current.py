@@ -13,7 +13,7 @@ from jsonschema.exceptions import ValidationError, best_match  # type: ignore[im
 
 from sessaudit.formats.tiny_agent.digests import sha256_digest
 from sessaudit.resources import load_schema
-from sessaudit.strictjson import LineProblem, loads_strict
+from sessaudit.userfiles import UserFileError, read_json_file
 
 SCHEMA_FILE: Final = "current.v1.schema.json"
 # A top-level object with any of these keys is one configuration; any other object is a fleet map.
@@ -25,15 +25,8 @@ _LONGEST_REASON: Final = 300
 Replay = Literal["safe", "never"]
 
 
-class CurrentFileError(Exception):
-    """A `--current` file that cannot be read or is not a valid configuration; names the file and the JSON
-    pointer of the problem (the CLI turns it into exit 2)."""
-
-    def __init__(self, source: str, pointer: str, reason: str) -> None:
-        self.source = source
-        self.pointer = pointer
-        self.reason = reason
-        super().__init__(f"{source}: {pointer or '(the document)'}: {reason}")
+class CurrentFileError(UserFileError):
+    """A `--current` file that cannot be read or is not a valid configuration."""
 
 
 @dataclass(frozen=True)
@@ -105,21 +98,7 @@ class CurrentSource:
 
 def load_current(path: Path) -> CurrentSource:
     """Read, parse (strict JSON) and validate a `--current` file; raise CurrentFileError."""
-    source = str(path)
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as error:
-        raise CurrentFileError(source, "", f"cannot be read: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise CurrentFileError(source, "", f"is not UTF-8 (byte {error.start})") from None
-    try:
-        document = loads_strict(text)
-    except LineProblem as problem:
-        where = f" at character {problem.column}" if problem.column is not None else ""
-        raise CurrentFileError(
-            source, problem.pointer or "", f"is not JSON{where}: {problem.message}"
-        ) from None
-    return parse_current(document, source=source)
+    return parse_current(read_json_file(path, CurrentFileError), source=str(path))
 
 
 def parse_current(document: Any, *, source: str = "<current>") -> CurrentSource:

@@ -19,7 +19,7 @@ from jsonschema.exceptions import ValidationError, best_match  # type: ignore[im
 from sessaudit.formats.half_pi.digests import local_approval_digest, remote_approval_digest
 from sessaudit.formats.half_pi.gojson import GoJSONError
 from sessaudit.resources import load_schema
-from sessaudit.strictjson import LineProblem, loads_strict
+from sessaudit.userfiles import UserFileError, read_json_file
 
 SCHEMA_FILE: Final = "claims.v1.schema.json"
 _LONGEST_REASON: Final = 300
@@ -27,15 +27,8 @@ _LONGEST_REASON: Final = 300
 ClaimKind = Literal["local", "remote"]
 
 
-class ClaimsFileError(Exception):
-    """A `--claims` file that cannot be read or is not a valid claims document; names the file and the
-    JSON pointer of the problem (the CLI turns it into exit 2)."""
-
-    def __init__(self, source: str, pointer: str, reason: str) -> None:
-        self.source = source
-        self.pointer = pointer
-        self.reason = reason
-        super().__init__(f"{source}: {pointer or '(the document)'}: {reason}")
+class ClaimsFileError(UserFileError):
+    """A `--claims` file that cannot be read or is not a valid claims document."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,21 +61,7 @@ class ClaimAnswer:
 
 def load_claims(path: Path) -> list[Claim]:
     """Read, parse (strict JSON) and validate a `--claims` file; raise ClaimsFileError."""
-    source = str(path)
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as error:
-        raise ClaimsFileError(source, "", f"cannot be read: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ClaimsFileError(source, "", f"is not UTF-8 (byte {error.start})") from None
-    try:
-        document = loads_strict(text)
-    except LineProblem as problem:
-        where = f" at character {problem.column}" if problem.column is not None else ""
-        raise ClaimsFileError(
-            source, problem.pointer or "", f"is not JSON{where}: {problem.message}"
-        ) from None
-    return parse_claims(document, source=source)
+    return parse_claims(read_json_file(path, ClaimsFileError), source=str(path))
 
 
 def parse_claims(document: Any, *, source: str = "<claims>") -> list[Claim]:

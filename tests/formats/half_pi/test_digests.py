@@ -12,7 +12,6 @@ from sessaudit.formats.half_pi.digests import (
     REMOTE_DIGEST_PATTERN,
     canonical_args,
     canonical_raw_args,
-    compact_event_payload,
     contract_digest,
     display_args_digest,
     display_output_fields,
@@ -26,7 +25,6 @@ from sessaudit.formats.half_pi.digests import (
     remote_approval_digest,
     remote_approval_digest_from_use_hand,
     remote_approval_preimage,
-    security_decision_payload,
     source_digest,
     summary_digest,
     text_digest,
@@ -34,6 +32,7 @@ from sessaudit.formats.half_pi.digests import (
     tool_projection_problem,
 )
 from sessaudit.formats.half_pi.gojson import GoJSONError
+from sessaudit.formats.half_pi.payloads import compact_event_payload, security_decision_payload
 
 
 def sha(preimage: str | bytes) -> str:

@@ -18,8 +18,8 @@ from typing import Any, Final
 from jsonschema import Draft202012Validator, validators  # type: ignore[import-untyped]
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
-from sessaudit.formats.half_pi.digests import security_decision_payload
 from sessaudit.formats.half_pi.gojson import GoJSONError, Number, decode
+from sessaudit.formats.half_pi.payloads import security_decision_payload
 from sessaudit.formats.half_pi.sqlchecks import Violation
 from sessaudit.resources import load_schema
 

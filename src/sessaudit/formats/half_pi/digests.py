@@ -56,26 +56,6 @@ SOURCE_MESSAGE_FIELDS: Final = (
     "compact_projection",
 )
 # security_decisions columns copied into the security.decision payload under the same name.
-PAYLOAD_COLUMNS: Final = (
-    "action_kind",
-    "approval_id",
-    "conversation_id",
-    "decision",
-    "group_id",
-    "input_digest",
-    "node_id",
-    "policy_version",
-    "principal_id",
-    "reason_code",
-    "request_id",
-    "resource_name",
-    "rule_id",
-    "run_id",
-    "span_id",
-    "target_node",
-    "trace_id",
-)
-# use_hand's declared parameters and their schema types (the runtime rejects any other key).
 USE_HAND_PARAMETERS: Final = {
     "tool": "string",
     "args": "object",
@@ -86,43 +66,9 @@ USE_HAND_PARAMETERS: Final = {
     "task_timeout_ms": "integer",
 }
 _INT64_MAX: Final = 2**63 - 1
+
+
 # Compact lifecycle payload structs: field order, and the fields tagged omitempty.
-COMPACT_PAYLOAD_FIELDS: Final = {
-    "compact.requested": ("trigger",),
-    "compact.started": ("trigger", "from_seq", "to_seq", "generation_mode", "source_digest", "attempt"),
-    "compact.completed": (
-        "trigger",
-        "summary_id",
-        "from_seq",
-        "to_seq",
-        "before_estimated_tokens",
-        "after_estimated_tokens",
-        "summary_bytes",
-        "source_digest",
-        "duration_ms",
-        "context_version",
-        "reused",
-    ),
-    "compact.failed": (
-        "trigger",
-        "reason",
-        "duration_ms",
-        "retry_scheduled",
-        "from_seq",
-        "to_seq",
-        "source_digest",
-        "pending_attempt",
-        "retry_not_before",
-    ),
-}
-COMPACT_OMIT_EMPTY: Final = frozenset(
-    {"from_seq", "to_seq", "source_digest", "pending_attempt", "retry_not_before"}
-)
-
-
-# §6.4 and shared helpers ------------------------------------------------------------------------------
-
-
 def text_digest(text: str | bytes) -> str:
     """`sha256:` + hex of the UTF-8 bytes: message, assistant_response and raw-args input digests (§6.4)."""
     return "sha256:" + hashlib.sha256(_utf8(text)).hexdigest()
@@ -361,37 +307,6 @@ def manual_rebase_key(principal: str, request_id: str) -> str:
     return framed_digest(MANUAL_REBASE_DOMAIN, principal, request_id)
 
 
-# §6.7 outbox payloads ---------------------------------------------------------------------------------
-
-
-def security_decision_payload(row: Mapping[str, Any]) -> str:
-    """The `payload_redacted` of a security_decisions row's outbox event, byte for byte.
-
-    `risk_labels` and `details_redacted` may be the column text (decoded with UseNumber, so integers
-    keep their digits) or already parsed values. GoJSONError when a column is not JSON.
-    """
-    payload: dict[str, Any] = {name: row[name] for name in PAYLOAD_COLUMNS}
-    payload["event_id"] = row["id"]
-    payload["risk_labels"] = _json_column(row["risk_labels"])
-    payload["details"] = _json_column(row["details_redacted"])
-    return marshal(payload)
-
-
-def compact_event_payload(event_type: str, values: Mapping[str, Any]) -> str:
-    """The payload of a `compact.*` outbox event: Half-Pi's struct in field order, omitempty fields
-    dropped when zero. KeyError for an unknown event type or a missing field, ValueError for an extra one."""
-    order = COMPACT_PAYLOAD_FIELDS[event_type]
-    extra = set(values).difference(order)
-    if extra:
-        raise ValueError(f"{event_type} payload has no field {sorted(extra)[0]!r}")
-    fields: list[tuple[str, Any]] = []
-    for name in order:
-        if name in COMPACT_OMIT_EMPTY and values.get(name) in (None, 0, ""):
-            continue
-        fields.append((name, values[name]))
-    return marshal(Struct(tuple(fields)))
-
-
 # internals ---------------------------------------------------------------------------------------------
 
 
@@ -484,9 +399,3 @@ def _integer(value: Any) -> int | None:
         return None
     number = int(value.literal or "0")
     return number if -_INT64_MAX - 1 <= number <= _INT64_MAX else None
-
-
-def _json_column(value: Any) -> Any:
-    if isinstance(value, str | bytes):
-        return decode(value, use_number=True)
-    return value

@@ -17,6 +17,7 @@ from sessaudit.reporters.console import safe
 from sessaudit.reporters.json import report_json_schema, seed_json_schema
 from sessaudit.resources import load_schema
 from tests.golden import check_golden
+from tests.reporters.test_sarif import validate as validate_sarif
 from tests.sessions import clean_session, killed_during_deploy
 
 REPO = Path(__file__).resolve().parent.parent
@@ -141,6 +142,65 @@ def test_examples_reports_match_golden_files(update_golden: bool, monkeypatch: p
     check_golden(REPO / "tests" / "golden" / "examples.report.json", json_result.stdout, update_golden)
     console_result = runner.invoke(app, ["verify", "examples/"])
     check_golden(REPO / "tests" / "golden" / "examples.console.txt", console_result.stdout, update_golden)
+    for output_format, name in (
+        ("sarif", "examples.sarif"),
+        ("junit", "examples.junit.xml"),
+        ("github", "examples.github.txt"),
+    ):
+        result = runner.invoke(app, ["verify", "examples/", "--format", output_format])
+        assert result.exit_code == 1, result.output
+        if output_format == "sarif":
+            validate_sarif(json.loads(result.stdout))
+        check_golden(REPO / "tests" / "golden" / name, result.stdout, update_golden)
+
+
+def test_report_writes_several_formats_beside_the_main_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "killed.jsonl"
+    path.write_bytes(killed_during_deploy())
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    outputs = {name: tmp_path / f"out.{name}" for name in ("sarif", "junit", "github", "json", "console")}
+    arguments = ["verify", str(path), "--format", "json"]
+    for name, target in outputs.items():
+        arguments += ["--report", f"{name}={target}"]
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["schema"] == "sessaudit/report/v1"
+    validate_sarif(json.loads(outputs["sarif"].read_text(encoding="utf-8")))
+    assert outputs["junit"].read_text(encoding="utf-8").startswith("<?xml")
+    assert outputs["github"].read_text(encoding="utf-8").startswith("::warning ")
+    assert outputs["json"].read_text(encoding="utf-8") == result.stdout
+    assert "\x1b[" not in outputs["console"].read_text(encoding="utf-8")
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n## sessaudit\n")  # appended, as GitHub expects
+    assert sorted(item.name for item in tmp_path.iterdir()) == sorted(
+        ["killed.jsonl", "summary.md", *(target.name for target in outputs.values())]
+    )  # no temporary file left behind
+
+
+@pytest.mark.parametrize("value", ["yaml=out.yaml", "sarif", "sarif=", "=out.sarif"])
+def test_bad_report_value_is_a_usage_error(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "clean.jsonl"
+    path.write_bytes(clean_session())
+    result = runner.invoke(app, ["verify", str(path), "--report", value])
+    assert result.exit_code == 2
+    assert "--report" in result.stderr
+
+
+def test_step_summary_is_written_only_for_the_github_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "clean.jsonl"
+    path.write_bytes(clean_session())
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert runner.invoke(app, ["verify", str(path), "--format", "sarif"]).exit_code == 0
+    assert not summary.exists()
+    assert runner.invoke(app, ["verify", str(path), "--format", "github"]).exit_code == 0
+    assert "No findings." in summary.read_text(encoding="utf-8")
 
 
 def test_console_escapes_terminal_control_sequences() -> None:

@@ -23,6 +23,7 @@ from sessaudit.formats.rivumi.forkseed import directory_fork_seed
 from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
 from sessaudit.reporters import RENDERERS, OutputFormat
 from sessaudit.reporters.console import render_console, safe
+from sessaudit.reporters.github import render_github_summary
 from sessaudit.rules import RULES, find_rule
 from sessaudit.seedfiles import SeedClash
 from sessaudit.seeds import report_seeds, seed_document, write_report_seeds
@@ -92,6 +93,14 @@ def verify(
     output: Annotated[
         Path | None, typer.Option("--output", help="Write the report to FILE (atomically) instead of stdout.")
     ] = None,
+    reports: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--report",
+            metavar="FORMAT=FILE",
+            help="Also write the report in FORMAT to FILE (atomically); repeatable.",
+        ),
+    ] = None,
     fail_on: Annotated[
         FailOn, typer.Option("--fail-on", help="Lowest finding severity that makes the exit code 1.")
     ] = FailOn.ERROR,
@@ -113,6 +122,7 @@ def verify(
     debug: DebugOption = False,
 ) -> None:
     """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
+    extra_outputs = _parse_reports(reports or [])
     try:
         loaded = _load_claims(claims)
         options = VerifyOptions(
@@ -133,6 +143,17 @@ def verify(
             write_atomically(output, text)
         elif not quiet:
             sys.stdout.write(text)
+        for extra_format, extra_path in extra_outputs:
+            if extra_format is OutputFormat.CONSOLE:
+                extra_text = render_console(result.report, color=False, seed_paths=seed_paths)
+            else:
+                extra_text = RENDERERS[extra_format](result.report)
+            write_atomically(extra_path, extra_text)
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        wants_github = OutputFormat.GITHUB in {output_format, *(item for item, _ in extra_outputs)}
+        if step_summary and wants_github:  # GitHub expects the summary appended, not replaced
+            with open(step_summary, "a", encoding="utf-8") as handle:
+                handle.write(render_github_summary(result.report))
         for reason in result.incomplete:
             typer.echo(f"sessaudit: audit incomplete: {safe(reason)}", err=True)
         code = exit_code(result, fail_on)
@@ -151,6 +172,22 @@ def verify(
             f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL
         )
     raise typer.Exit(code)
+
+
+def _parse_reports(values: list[str]) -> list[tuple[OutputFormat, Path]]:
+    """`--report FORMAT=FILE` values; a bad one is a usage error (CONTRACT §3)."""
+    parsed = []
+    choices = ", ".join(item.value for item in OutputFormat)
+    for value in values:
+        name, separator, file_name = value.partition("=")
+        if not separator or not file_name:
+            _fail(f"--report {value!r}: expected FORMAT=FILE (FORMAT one of {choices})", EXIT_USAGE)
+        try:
+            chosen = OutputFormat(name.strip().lower())
+        except ValueError:
+            _fail(f"--report {value!r}: unknown format {name!r} (one of {choices})", EXIT_USAGE)
+        parsed.append((chosen, Path(file_name)))
+    return parsed
 
 
 def _load_claims(path: Path | None) -> list[Claim]:

@@ -9,7 +9,7 @@ from typing import BinaryIO
 
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Format, Problem, discover
-from sessaudit.evidence import open_evidence, recheck
+from sessaudit.evidence import Recheck, open_evidence, recheck
 from sessaudit.formats.half_pi.verifier import verify_half_pi
 from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.formats.rivumi.verifier import verify_rivumi
@@ -133,6 +133,10 @@ def _recheck_files(files: list[FileRead]) -> list[Finding]:
     found: list[Finding] = []
     for item in files:
         state = recheck(item.real_path, item.bytes, item.sha256)
+        if item.opened_bytes is not None and item.bytes < item.opened_bytes:
+            # a short read: the file lost bytes between open and read (the re-hash alone cannot see it)
+            detail = f"the file shrank from {item.opened_bytes} bytes while it was read ({item.bytes} read)"
+            state = Recheck(False, False, detail)
         if not state.unchanged:
             found.append(
                 finding(

@@ -38,6 +38,7 @@ class LineReader:
             raise ValueError(f"chunk_size must be positive, got {chunk_size}")
         self._stream = stream
         self._size = size
+        self.size = size  # the size at open: the range read unless the file shrinks meanwhile (short_read)
         self._chunk_size = chunk_size
         self._started = False
         self.bytes_read = 0

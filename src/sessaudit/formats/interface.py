@@ -20,6 +20,8 @@ class FileRead:
     real_path: str
     bytes: int
     sha256: str
+    # the file's size when it was opened; more than `bytes` when the file shrank while it was read
+    opened_bytes: int | None = None
 
 
 @dataclass(slots=True)

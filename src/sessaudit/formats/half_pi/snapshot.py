@@ -36,6 +36,9 @@ SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 HEADER_BYTES: Final = 100
 COMPANIONS: Final = ("-wal", "-shm", "-journal")  # after the database itself (suffix "")
 COPY_NAME: Final = "store.db"
+# what reading a damaged store can raise: SQLite's own errors, and a malformed schema whose error message or
+# names are not UTF-8 (the sqlite3 module then fails to decode them)
+SQLITE_READ_ERRORS: Final = (sqlite3.DatabaseError, UnicodeDecodeError)
 
 
 class ProblemKind(StrEnum):
@@ -345,25 +348,26 @@ def _open_copy(
     connection = sqlite3.connect(copy)
     try:
         connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as error:
+    except SQLITE_READ_ERRORS as error:
         connection.close()
         shutil.rmtree(directory, ignore_errors=True)
         cut = [problem.message for problem in problems if problem.kind is ProblemKind.TRUNCATED]
         kind = ProblemKind.TRUNCATED if cut else ProblemKind.CORRUPT
-        message = "; ".join([f"SQLite cannot read it: {error}", *cut])
+        told = "its schema or error message is not UTF-8" if isinstance(error, UnicodeDecodeError) else error
+        message = "; ".join([f"SQLite cannot read it: {told}", *cut])
         return SnapshotFailure(kind, message, real_path, files, attempts, lock, tuple(problems))
     integrity: tuple[str, ...] = ()
     if options.integrity_check:
         try:
             integrity = tuple(str(row[0]) for row in connection.execute("PRAGMA integrity_check"))
-        except sqlite3.DatabaseError as error:
+        except SQLITE_READ_ERRORS as error:
             integrity = (f"integrity_check failed: {error}",)
         if integrity != ("ok",):
             problems.append(SnapshotProblem(ProblemKind.INTEGRITY, "; ".join(integrity[:5]), real_path))
     try:
         rows = connection.execute("PRAGMA foreign_key_check").fetchall()
         violations = tuple(ForeignKeyViolation(str(row[0]), row[1], str(row[2]), int(row[3])) for row in rows)
-    except sqlite3.DatabaseError as error:
+    except SQLITE_READ_ERRORS as error:
         violations = ()
         problems.append(
             SnapshotProblem(ProblemKind.INTEGRITY, f"foreign_key_check failed: {error}", real_path)

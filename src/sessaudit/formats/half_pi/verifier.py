@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Final
 
 from sessaudit.formats.half_pi.checks_history import check_history
+from sessaudit.formats.half_pi.checks_history_base import printable
 from sessaudit.formats.half_pi.checks_runs import check_runs
 from sessaudit.formats.half_pi.claimcheck import check_claims
 from sessaudit.formats.half_pi.generation import SchemaGeneration, detect_generation
@@ -20,6 +21,7 @@ from sessaudit.formats.half_pi.recovery import OpenRun, recover
 from sessaudit.formats.half_pi.rows import SECRET_TABLES, StoreRows, count_rows, read_store
 from sessaudit.formats.half_pi.seeding import half_pi_seed
 from sessaudit.formats.half_pi.snapshot import (
+    SQLITE_READ_ERRORS,
     ProblemKind,
     Snapshot,
     SnapshotFailure,
@@ -85,7 +87,20 @@ def verify_half_pi(
         problem = finding(rule, f"{path}: {taken.message}", path=path, evidence={"attempts": taken.attempts})
         return SourceOutcome(FORMAT, None, taken.file_reads(path), findings=[problem])
     with taken as snapshot:
-        return _verify_open(path, snapshot, options)
+        try:
+            return _verify_open(path, snapshot, options)
+        except SQLITE_READ_ERRORS as error:
+            # a page SQLite cannot read (past what integrity_check reported) stops every later query
+            return _unreadable_pages(path, snapshot, error)
+
+
+def _unreadable_pages(path: str, snapshot: Snapshot, error: Exception) -> SourceOutcome:
+    """SA682 for a store whose pages SQLite could not read while it was verified; nothing else is trusted."""
+    checked = [line for line in snapshot.integrity if line != "ok"][:3]
+    told = f" (integrity_check: {'; '.join(checked)})" if checked else ""
+    message = f"{path}: SQLite could not read the store while verifying it: {error}{told}"
+    problem = finding("SA682", printable(message), path=path, evidence={"sqlite_error": str(error)})
+    return SourceOutcome(FORMAT, None, snapshot.file_reads(path), findings=[problem])
 
 
 def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> SourceOutcome:

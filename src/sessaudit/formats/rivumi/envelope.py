@@ -30,10 +30,14 @@ def value_problem(event_type: str, key: str, value: Any) -> str | None:
         allowed is not None
         and event_type != "hook.completed"
         and event_type != "hook.denied"
-        and value not in allowed
+        and not (isinstance(value, str) and value in allowed)  # an array or object is unhashable
     ):
         return f"is {short(value)!r}, not one of {', '.join(sorted(allowed))}"
-    if key == "reason" and event_type in APPROVAL_EVENT_TYPES and value not in REASONS:
+    if (
+        key == "reason"
+        and event_type in APPROVAL_EVENT_TYPES
+        and not (isinstance(value, str) and value in REASONS)
+    ):
         return f"is {short(value)!r}, not one of {', '.join(sorted(REASONS))}"
     return None
 

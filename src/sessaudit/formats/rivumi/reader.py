@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import stat
 from dataclasses import dataclass, field
 from typing import Final
 
+from sessaudit.evidence import NotRegularFile, open_evidence, read_chunks
 from sessaudit.formats.interface import FileRead
 from sessaudit.formats.rivumi.events import EventLog, verify_events
 from sessaudit.formats.rivumi.manifest import JsonArtifact, check_lock, check_manifest, check_request
@@ -37,26 +37,27 @@ class RunCheck:
 
 
 def _read(shown: str, real: str, check: RunCheck) -> bytes | None:
-    """A regular file's bytes (never following a symlink), or None when absent; problems become findings."""
+    """A regular file's bytes (never following a symlink), or None when absent; problems become findings.
+
+    Only the size at open is read, so a log appended to meanwhile is verified as the snapshot it was when
+    opened (never half a line written after it); the engine's re-hash then notes the growth."""
     try:
-        descriptor = os.open(real, os.O_RDONLY | os.O_NOFOLLOW)
+        stream, size = open_evidence(real)
     except FileNotFoundError:
+        return None
+    except NotRegularFile:
+        check.findings.append(finding("SA543", f"{shown} is not a regular file", path=shown))
         return None
     except OSError as error:
         check.findings.append(finding("SA543", f"{shown} cannot be opened: {error.strerror}", path=shown))
         return None
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            check.findings.append(finding("SA543", f"{shown} is not a regular file", path=shown))
-            return None
-        with os.fdopen(descriptor, "rb", closefd=False) as stream:
-            data = stream.read()
+        with stream:
+            data = b"".join(read_chunks(stream, size))
     except OSError as error:
         check.findings.append(finding("SA543", f"{shown} cannot be read: {error.strerror}", path=shown))
         return None
-    finally:
-        os.close(descriptor)
-    check.files.append(FileRead(shown, real, len(data), hashlib.sha256(data).hexdigest()))
+    check.files.append(FileRead(shown, real, len(data), hashlib.sha256(data).hexdigest(), opened_bytes=size))
     return data
 
 

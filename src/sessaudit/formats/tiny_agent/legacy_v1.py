@@ -262,7 +262,7 @@ class _Verifier:
         return SourceOutcome(
             format="tiny-agent",
             format_version="1",
-            files=[FileRead(path, real_path, reader.bytes_read, reader.sha256)],
+            files=[FileRead(path, real_path, reader.bytes_read, reader.sha256, opened_bytes=reader.size)],
             sessions=[session],
             findings=findings,
             native={"reducer": self.native.answer(reader)},

@@ -354,7 +354,11 @@ class _Verification:
         return SourceOutcome(
             format=FORMAT,
             format_version=header.format_version,
-            files=[FileRead(self.path, self.real_path, bytes=reader.bytes_read, sha256=reader.sha256)],
+            files=[
+                FileRead(
+                    self.path, self.real_path, reader.bytes_read, reader.sha256, opened_bytes=reader.size
+                )
+            ],
             sessions=[session],
             findings=self.findings,
             native={"reducer": native},

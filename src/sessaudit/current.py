@@ -13,14 +13,19 @@ from jsonschema.exceptions import ValidationError, best_match  # type: ignore[im
 
 from sessaudit.formats.tiny_agent.digests import sha256_digest
 from sessaudit.resources import load_schema
-from sessaudit.userfiles import UserFileError, read_json_file
+from sessaudit.userfiles import (
+    UserFileError,
+    describe_schema_error,
+    error_pointer,
+    pointer_token,
+    read_json_file,
+)
 
 SCHEMA_FILE: Final = "current.v1.schema.json"
 # A top-level object with any of these keys is one configuration; any other object is a fleet map.
 CONFIGURATION_KEYS: Final = frozenset(
     ("configurationDigest", "environmentIdentity", "tools", "configurationSnapshot")
 )
-_LONGEST_REASON: Final = 300
 
 Replay = Literal["safe", "never"]
 
@@ -109,7 +114,7 @@ def parse_current(document: Any, *, source: str = "<current>") -> CurrentSource:
     if isinstance(document, dict) and CONFIGURATION_KEYS.intersection(document):
         return CurrentSource(source, default=_configuration(document, "", source))
     sessions = {
-        session_id: _configuration(value, "/" + _escape(session_id), source)
+        session_id: _configuration(value, "/" + pointer_token(session_id), source)
         for session_id, value in cast(dict[str, Any], document).items()
     }
     return CurrentSource(source, sessions=sessions)
@@ -143,32 +148,7 @@ def _schema_error(source: str, document: Any, errors: list[ValidationError]) -> 
     ]
     chosen = best_match(candidates or errors)
     assert chosen is not None
-    pointer = "".join("/" + _escape(str(part)) for part in chosen.absolute_path)
-    return CurrentFileError(source, pointer, _describe(chosen))
-
-
-def _describe(error: ValidationError) -> str:
-    """jsonschema's message, without a long echo of the offending value."""
-    found = _short(error.instance)
-    if error.validator == "type":
-        return f"expected {error.validator_value}, found {found}"
-    if error.validator == "enum":
-        return f"{found} is not one of {', '.join(map(repr, error.validator_value))}"
-    if error.validator == "pattern":
-        return f"{found} does not match {error.validator_value}"
-    if error.validator == "minLength":
-        return f"{found} should be non-empty"
-    reason: str = error.message
-    return reason if len(reason) <= _LONGEST_REASON else reason[: _LONGEST_REASON - 1] + "…"
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+    return CurrentFileError(source, error_pointer(chosen), describe_schema_error(chosen))
 
 
 def _configuration(document: dict[str, Any], pointer: str, source: str) -> CurrentConfiguration:
@@ -205,8 +185,3 @@ def _configuration(document: dict[str, Any], pointer: str, source: str) -> Curre
         tools=tuple(tools),
         configuration_snapshot=snapshot,
     )
-
-
-def _escape(token: str) -> str:
-    """One JSON Pointer reference token (RFC 6901)."""
-    return token.replace("~", "~0").replace("/", "~1")

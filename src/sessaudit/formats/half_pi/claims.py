@@ -19,7 +19,12 @@ from jsonschema.exceptions import ValidationError, best_match  # type: ignore[im
 from sessaudit.formats.half_pi.digests import local_approval_digest, remote_approval_digest
 from sessaudit.formats.half_pi.gojson import GoJSONError
 from sessaudit.resources import load_schema
-from sessaudit.userfiles import UserFileError, read_json_file
+from sessaudit.userfiles import (
+    UserFileError,
+    describe_schema_error,
+    error_pointer,
+    read_json_file,
+)
 
 SCHEMA_FILE: Final = "claims.v1.schema.json"
 _LONGEST_REASON: Final = 300
@@ -70,8 +75,7 @@ def parse_claims(document: Any, *, source: str = "<claims>") -> list[Claim]:
     if errors:
         chosen = best_match(errors)
         assert chosen is not None
-        pointer = "".join("/" + _escape(str(part)) for part in chosen.absolute_path)
-        raise ClaimsFileError(source, pointer, _describe(chosen))
+        raise ClaimsFileError(source, error_pointer(chosen), _describe(chosen))
     claims: list[Claim] = []
     for index, item in enumerate(document["claims"]):
         background = item.get("background")
@@ -119,7 +123,6 @@ def _validator() -> Draft202012Validator:
 
 def _describe(error: ValidationError) -> str:
     """jsonschema's message, plainer where the schema's wording would puzzle, without long echoes."""
-    found = _short(error.instance)
     if error.validator == "required" and "dependentSchemas" in error.relative_schema_path:
         owner = next(part for part in ("hand_id", "background") if part in error.relative_schema_path)
         return f"{owner} belongs to a remote claim, which needs a non-empty run_id"
@@ -127,23 +130,7 @@ def _describe(error: ValidationError) -> str:
         return "a remote claim (non-empty run_id) needs the hand_id of the Hand that ran it"
     if error.validator == "minLength" and "dependentSchemas" in error.relative_schema_path:
         return "hand_id and background belong to a remote claim, which needs a non-empty run_id"
-    if error.validator == "type":
-        return f"expected {error.validator_value}, found {found}"
-    if error.validator == "minLength":
-        return f"{found} should be non-empty"
-    reason: str = error.message
-    return reason if len(reason) <= _LONGEST_REASON else reason[: _LONGEST_REASON - 1] + "…"
-
-
-def _short(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
-
-
-def _escape(token: str) -> str:
-    """One JSON Pointer reference token (RFC 6901)."""
-    return token.replace("~", "~0").replace("/", "~1")
+    if error.validator in ("enum", "pattern"):  # claims' own wording: jsonschema's message, shortened
+        reason: str = error.message
+        return reason if len(reason) <= _LONGEST_REASON else reason[: _LONGEST_REASON - 1] + "…"
+    return describe_schema_error(error)

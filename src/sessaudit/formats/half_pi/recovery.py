@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sessaudit.formats.half_pi.rows import Request, Row, StoreRows, tool_calls_of
+from sessaudit.formats.half_pi.sqlchecks import Violation
 from sessaudit.formats.half_pi.states import RECOVERY_MESSAGE, RUN_TERMINAL, TASK_TERMINAL
 from sessaudit.model import SEED_KIND, Condition, PendingEffect, Recovery, Run, RunState
 
@@ -39,18 +40,6 @@ RESTART_WINDOW_MS: Final = 60_000
 
 
 @dataclass(slots=True)
-class Note:
-    """A finding the verifier turns into SA690–SA692: rule, message, and where."""
-
-    rule: str
-    message: str
-    table: str | None
-    rowid: int | None
-    session_id: str | None
-    evidence: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
 class OpenRun:
     """A run of the report plus what its seed needs."""
 
@@ -66,7 +55,7 @@ class OpenRun:
 class Recovered:
     runs: dict[str | None, list[OpenRun]] = field(default_factory=dict)  # by session id
     startup_recovery: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
+    notes: list[Violation] = field(default_factory=list)
 
     def add(self, session_id: str | None, item: OpenRun) -> None:
         self.runs.setdefault(session_id, []).append(item)
@@ -113,7 +102,7 @@ def _remote_run(run: Row, rows: StoreRows, result: Recovered) -> None:
             run.get("error") == "startup_recovery" or any(e.get("type") == "startup_recovery" for e in events)
         ):
             result.notes.append(
-                Note(
+                Violation(
                     "SA690",
                     f"remote run {run_id} ({run.get('tool')} on Hand {run.get('hand_id')}) was marked lost "
                     "by restart recovery; what the Hand did is unknown to the Mind",
@@ -232,7 +221,7 @@ def _task(task: Row, restarts: list[int], result: Recovered) -> None:
         result.startup_recovery.extend(changes)
     elif _near(int(task.get("updated_at") or 0), restarts):
         result.notes.append(
-            Note(
+            Violation(
                 "SA690",
                 f"task {task_id} ({status}) was marked stale at a Mind restart: the Mind's view of it is "
                 "unconfirmed",
@@ -271,7 +260,7 @@ def _approval(approval: Row, restarts: list[int], result: Recovered) -> None:
         resolved_at = int(approval.get("resolved_at") or 0)
         if status == "cancelled" and _near(resolved_at, restarts):
             result.notes.append(
-                Note(
+                Violation(
                     "SA690",
                     f"approval {approval_id} for {approval.get('tool')} was cancelled at a Mind restart",
                     "approval_audits",
@@ -319,7 +308,7 @@ def _requests(session_id: str, rows: StoreRows, result: Recovered) -> None:
         last = request.rows[-1]
         if index < len(requests) - 1:
             result.notes.append(
-                Note(
+                Violation(
                     "SA691",
                     f"request {request.request_id} of session {session_id} ends at seq {last.get('seq')} "
                     f"({last.get('role')} row) without an answer; later requests continued",
@@ -362,7 +351,7 @@ def _open_request(session_id: str, request: Request, rows: StoreRows, result: Re
         ]
         if not rows.has_decisions_table:
             result.notes.append(
-                Note(
+                Violation(
                     "SA692",
                     f"request {request.request_id} of session {session_id} is unfinished and the store "
                     "predates security_decisions: local tools may have run",

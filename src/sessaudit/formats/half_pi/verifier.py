@@ -118,18 +118,7 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
         findings += [_finding(item, path) for item in check(connection, generation, snapshot)]
     rows = read_store(connection)
     recovered = recover(rows)
-    findings += [
-        finding(
-            note.rule,
-            note.message,
-            path=path,
-            table=note.table,
-            rowid=note.rowid,
-            session_id=note.session_id,
-            evidence=note.evidence,
-        )
-        for note in recovered.notes
-    ]
+    findings += [_finding(note, path) for note in recovered.notes]
     answered: list[int] = []
     if options.claims:
         claim_findings, answered = check_claims(connection, generation, rows, options.claims, path)

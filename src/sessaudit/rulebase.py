@@ -21,6 +21,8 @@ class Rule:
     doc: str
     native_code: str | None = None
     formats: tuple[str, ...] = ()
+    fix: str = ""  # how to fix it (docs/rules.md, `sessaudit rules CODE`, SARIF help)
+    example: str = ""  # a hand-written example, for rules no test corpus finding illustrates
 
 
 def _rule(
@@ -32,5 +34,18 @@ def _rule(
     doc: str,
     native_code: str | None = None,
     formats: tuple[str, ...] = ("tiny-agent",),
+    fix: str = "",
+    example: str = "",
 ) -> Rule:
-    return Rule(code, name, severity, verdict, summary, " ".join(doc.split()), native_code, formats)
+    return Rule(
+        code,
+        name,
+        severity,
+        verdict,
+        summary,
+        " ".join(doc.split()),
+        native_code,
+        formats,
+        " ".join(fix.split()),
+        example.strip("\n"),
+    )

@@ -1,4 +1,5 @@
-"""Longer property fuzzing than CI runs (issue 9): `python bench/fuzz.py --examples 2000 [--target NAME]`.
+"""Longer property fuzzing than the suite (issue 9): `python bench/fuzz.py --examples 2000 [--target NAME]
+[--seed N]`; `.ci/run` runs it briefly with a fresh seed each time (the suite's properties are derandomized).
 
 Runs the properties of tests/test_fuzz_*.py (see tests/fuzz_targets.py) with random seeds and no example
 database, and prints the executions per target and any failure (hypothesis shrinks it first)."""
@@ -15,7 +16,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from tests import fuzz_targets as targets
 
@@ -86,12 +87,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--examples", type=int, default=1000, help="examples per target (default 1000)")
     parser.add_argument("--target", action="append", help="run only this target (repeatable)")
+    parser.add_argument("--seed", type=int, help="hypothesis seed: the same inputs again (default: random)")
     arguments = parser.parse_args()
     counts: Counter = {}
     failed = 0
+    if arguments.seed is not None:
+        print(f"seed {arguments.seed} (rerun: python bench/fuzz.py --seed {arguments.seed} ...)", flush=True)
     for name, test in build_targets(arguments.examples, counts).items():
         if arguments.target and name not in arguments.target:
             continue
+        if arguments.seed is not None:
+            test = seed(arguments.seed)(test)
         started = time.perf_counter()
         try:
             test()

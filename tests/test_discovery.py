@@ -78,10 +78,12 @@ def test_rivumi_run_directories_are_one_source_and_never_walked_into(tmp_path: P
     (run / "events.jsonl").write_text('{"event_type":"run.created","run_id":"r","sequence":0}\n')
     (run / "workspace" / "inner.jsonl").write_bytes(V2_HEADER)
     found = discover([str(tmp_path / "runs"), str(run / "events.jsonl")])
-    assert [(c.format, c.real_path) for c in found.candidates] == [
-        (Format.RIVUMI, str(run)),
-        (Format.RIVUMI, str(run)),
+    # the named events.jsonl stands for the run the walk already found: verified once, where first met
+    assert [(c.format, c.real_path, c.path) for c in found.candidates] == [
+        (Format.RIVUMI, str(run), str(run)),
     ]
+    alone = discover([str(run / "events.jsonl")])
+    assert [(c.format, c.real_path) for c in alone.candidates] == [(Format.RIVUMI, str(run))]
 
 
 def test_half_pi_store_is_recognised_without_opening_sqlite(tmp_path: Path) -> None:
@@ -108,11 +110,10 @@ def test_a_damaged_run_directory_is_still_a_rivumi_source(tmp_path: Path) -> Non
     (run / "events.jsonl").write_bytes(b'{"event_ty')
     (run / "workspace" / "inner.jsonl").write_bytes(V2_HEADER)
     found = discover([str(tmp_path / "runs"), str(run / "session.json")])
-    assert [(c.format, c.real_path) for c in found.candidates] == [
-        (Format.RIVUMI, str(run)),
-        (Format.RIVUMI, str(run)),
-    ]
+    assert [(c.format, c.real_path) for c in found.candidates] == [(Format.RIVUMI, str(run))]
     assert found.skipped == []
+    named = discover([str(run / "session.json")])  # the named manifest alone stands for its run too
+    assert [(c.format, c.real_path) for c in named.candidates] == [(Format.RIVUMI, str(run))]
 
 
 def test_a_lone_events_file_without_companions_is_not_a_run(tmp_path: Path) -> None:

@@ -166,9 +166,9 @@ def test_the_first_problem_in_text_order_is_reported() -> None:
     assert _where(b'{"a":"\\ud800","a":2}')[0] == "SA108"
 
 
-def test_deep_nesting_is_sa106_naming_the_depth_and_never_a_crash() -> None:
+def test_deep_nesting_is_the_limit_rule_sa011_naming_the_depth_and_never_a_crash() -> None:
     problem = _problem(b"[" * 100_000)
-    assert (problem.rule, problem.column) == ("SA106", MAX_DEPTH)
+    assert (problem.rule, problem.column) == ("SA011", MAX_DEPTH)
     assert "100000" in problem.message and str(MAX_DEPTH) in problem.message
 
 
@@ -176,7 +176,7 @@ def test_valid_json_nested_past_the_limit_is_rejected_and_at_the_limit_accepted(
     assert decode_line(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) is not None
     deep = b'{"a":' * (MAX_DEPTH + 1) + b"1" + b"}" * (MAX_DEPTH + 1)
     problem = _problem(deep)
-    assert (problem.rule, problem.column, problem.pointer) == ("SA106", 5 * MAX_DEPTH, "/a" * MAX_DEPTH)
+    assert (problem.rule, problem.column, problem.pointer) == ("SA011", 5 * MAX_DEPTH, "/a" * MAX_DEPTH)
     assert str(MAX_DEPTH + 1) in problem.message
 
 
@@ -185,7 +185,7 @@ def test_many_brackets_inside_strings_do_not_count_as_nesting() -> None:
     assert decode_line(text.encode()) == {"content": "[{" * 5_000}
 
 
-def test_recursion_limit_of_a_deep_caller_is_sa106_not_a_crash() -> None:
+def test_recursion_limit_of_a_deep_caller_is_the_limit_rule_not_a_crash() -> None:
     line = b"[" * 400 + b"]" * 400
     limit = sys.getrecursionlimit()
 
@@ -199,7 +199,7 @@ def test_recursion_limit_of_a_deep_caller_is_sa106_not_a_crash() -> None:
         return None
 
     problem = descend(limit - 300)
-    assert problem is not None and problem.rule == "SA106" and "400" in problem.message
+    assert problem is not None and problem.rule == "SA011" and "400" in problem.message
 
 
 # --- the byte order mark ---------------------------------------------------------------------------

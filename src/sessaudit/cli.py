@@ -7,6 +7,7 @@ import os
 import sys
 import tempfile
 import traceback
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -14,6 +15,18 @@ from typing import Annotated, NoReturn
 import typer
 
 from sessaudit import __version__
+from sessaudit.baseline import render_baseline
+from sessaudit.cli_limits import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_MAX_LINE_BYTES,
+    MaxFileBytesOption,
+    MaxFilesOption,
+    MaxFindingsOption,
+    MaxLineBytesOption,
+    limits_of,
+)
 from sessaudit.cli_warehouse import load, query
 from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
@@ -21,9 +34,16 @@ from sessaudit.formats.half_pi.claims import Claim, ClaimsFileError, load_claims
 from sessaudit.formats.interface import VerifyOptions
 from sessaudit.formats.rivumi.forkseed import directory_fork_seed
 from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
-from sessaudit.reporters import RENDERERS, OutputFormat
+from sessaudit.model import Finding, Report
+from sessaudit.outputsafety import json_safe
+from sessaudit.parallel import default_jobs
+from sessaudit.policy import Policy, PolicyError, apply_policy, resolve_policy
+from sessaudit.progress import progress_bar
+from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text
+from sessaudit.reporters import OutputFormat, render
 from sessaudit.reporters.console import render_console, safe
 from sessaudit.reporters.github import render_github_summary
+from sessaudit.reporters.timing import Stopwatch
 from sessaudit.rules import RULES, find_rule
 from sessaudit.seedfiles import SeedClash
 from sessaudit.seeds import report_seeds, seed_document, write_report_seeds
@@ -67,7 +87,12 @@ def exit_code(result: AuditResult, fail_on: FailOn) -> int:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder and a rename."""
+    """Write `text` to `path` through a temporary file in the same folder and a rename; a path that is not
+    a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place, never renamed over."""
+    if path.exists() and not path.is_file():
+        with path.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
     directory = path.parent if str(path.parent) else Path(".")
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
@@ -80,7 +105,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    typer.echo(f"sessaudit: {message}", err=True)
+    typer.echo(f"sessaudit: {safe(message)}", err=True)  # messages may quote ids and paths from logs
     raise typer.Exit(code)
 
 
@@ -102,8 +127,62 @@ def verify(
         ),
     ] = None,
     fail_on: Annotated[
-        FailOn, typer.Option("--fail-on", help="Lowest finding severity that makes the exit code 1.")
-    ] = FailOn.ERROR,
+        FailOn | None,
+        typer.Option(
+            "--fail-on",
+            help="Lowest finding severity that makes the exit code 1 (default: error).",
+            show_default=False,
+        ),
+    ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--select",
+            metavar="CODES",
+            help="Report only these rules: codes (SA104), prefixes (SA1) or names, comma-separated.",
+        ),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ignore",
+            metavar="CODES",
+            help="Do not report these rules (codes, prefixes or names); repeatable.",
+        ),
+    ] = None,
+    severity: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--severity",
+            metavar="CODE=LEVEL",
+            help="Report rule CODE at LEVEL (error, warning, note); changes the exit code, never a verdict.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Findings already in this baseline file do not fail; new ones do.",
+        ),
+    ] = None,
+    write_baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-baseline",
+            metavar="FILE",
+            help="Write the findings to FILE as a baseline (atomically); they do not fail.",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", metavar="FILE", help="Read settings from FILE (sessaudit.toml or pyproject.toml)."
+        ),
+    ] = None,
+    no_config: Annotated[
+        bool, typer.Option("--no-config", help="Read no sessaudit.toml or pyproject.toml settings.")
+    ] = False,
     seeds_dir: Annotated[
         Path | None,
         typer.Option("--seeds-dir", help="Write one seed file per open run into DIR (never overwriting)."),
@@ -116,21 +195,52 @@ def verify(
             help="Claimed tool calls of Half-Pi approvals (schemas/claims.v1.schema.json): does each match?",
         ),
     ] = None,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", min=1, help="Verify N sources at a time, in N processes [default: all cores]"),
+    ] = None,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact", help="Mask message and tool contents (not ids, digests, names) in every output."
+        ),
+    ] = False,
+    timestamps: Annotated[
+        bool,
+        typer.Option(
+            "--timestamps", help="Add the audit's start and end time (UTC) to SARIF and JUnit outputs."
+        ),
+    ] = False,
+    max_line_bytes: MaxLineBytesOption = DEFAULT_MAX_LINE_BYTES,
+    max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
+    max_files: MaxFilesOption = DEFAULT_MAX_FILES,
+    max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
     quiet: Annotated[
-        bool, typer.Option("--quiet", help="Print no report on stdout; the exit code tells.")
+        bool, typer.Option("--quiet", help="Print no report on stdout and no progress; the exit code tells.")
     ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
     extra_outputs = _parse_reports(reports or [])
+    policy = _resolve_policy(select, ignore, severity, baseline, fail_on, config, no_config)
     try:
         loaded = _load_claims(claims)
         options = VerifyOptions(
             current=_load_current(current),
             claims=tuple(loaded),
             claims_path=str(claims) if claims is not None else None,
+            limits=limits_of(max_line_bytes, max_file_bytes, max_files, max_findings),
         )
-        result = audit(paths, options=options)
+        stopwatch = Stopwatch()
+        with progress_bar(sys.stderr.isatty() and not quiet) as bar:
+            result = audit(paths, options=options, jobs=jobs or default_jobs(), tracker=bar)
+        times = stopwatch.stop() if timestamps else None
+        applied = apply_policy(result.report, policy)  # filters change findings and exit code, never verdicts
+        result = replace(result, report=applied.report)
+        if redact:  # before any output: reports, seeds and stderr lines all see the redacted report
+            result = replace(result, report=redact_report(result.report))
+        if write_baseline is not None:
+            _write_baseline(write_baseline, applied.current, result.report if redact else None)
         seed_paths: dict[tuple[str, str], str] = {}
         if seeds_dir is not None:
             for item in write_report_seeds(result.report, seeds_dir):
@@ -138,7 +248,7 @@ def verify(
         if output_format is OutputFormat.CONSOLE and output is None:
             text = render_console(result.report, color=sys.stdout.isatty(), seed_paths=seed_paths)
         else:
-            text = RENDERERS[output_format](result.report)
+            text = render(output_format, result.report, times)
         if output is not None:
             write_atomically(output, text)
         elif not quiet:
@@ -147,7 +257,7 @@ def verify(
             if extra_format is OutputFormat.CONSOLE:
                 extra_text = render_console(result.report, color=False, seed_paths=seed_paths)
             else:
-                extra_text = RENDERERS[extra_format](result.report)
+                extra_text = render(extra_format, result.report, times)
             write_atomically(extra_path, extra_text)
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         wants_github = OutputFormat.GITHUB in {output_format, *(item for item, _ in extra_outputs)}
@@ -155,8 +265,10 @@ def verify(
             with open(step_summary, "a", encoding="utf-8") as handle:
                 handle.write(render_github_summary(result.report))
         for reason in result.incomplete:
-            typer.echo(f"sessaudit: audit incomplete: {safe(reason)}", err=True)
-        code = exit_code(result, fail_on)
+            shown = redact_text(reason, result.report) if redact else reason
+            typer.echo(f"sessaudit: audit incomplete: {safe(shown)}", err=True)
+        # a baseline just written accepts every finding: only an incomplete audit fails
+        code = exit_code(result, FailOn.NEVER if write_baseline is not None else FailOn(policy.fail_on))
     except (typer.Exit, KeyboardInterrupt):
         raise
     except SeedClash as error:
@@ -168,8 +280,10 @@ def verify(
     except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
         if debug:
             traceback.print_exc()
+        detail = redact_error(str(error)) if redact else str(error)
         _fail(
-            f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL
+            f"internal error: {type(error).__name__}: {detail} (rerun with --debug for details)",
+            EXIT_INTERNAL,
         )
     raise typer.Exit(code)
 
@@ -188,6 +302,39 @@ def _parse_reports(values: list[str]) -> list[tuple[OutputFormat, Path]]:
             _fail(f"--report {value!r}: unknown format {name!r} (one of {choices})", EXIT_USAGE)
         parsed.append((chosen, Path(file_name)))
     return parsed
+
+
+def _write_baseline(path: Path, findings: list[Finding], redacted: Report | None = None) -> None:
+    """`redacted`: the redacted report whose kept values the baseline's messages may still quote."""
+    try:
+        text = render_baseline(findings)
+        write_atomically(path, redact_baseline(text, redacted) if redacted is not None else text)
+    except OSError as error:
+        _fail(f"--write-baseline: cannot write {path}: {error.strerror or error}", EXIT_USAGE)
+
+
+def _resolve_policy(
+    select: list[str] | None,
+    ignore: list[str] | None,
+    severity: list[str] | None,
+    baseline: Path | None,
+    fail_on: FailOn | None,
+    config: Path | None,
+    no_config: bool,
+) -> Policy:
+    """Flags over the configuration file; an unknown rule, a bad config or baseline exits 2 (CONTRACT §3)."""
+    try:
+        return resolve_policy(
+            select=select,
+            ignore=ignore,
+            severity=severity,
+            baseline=baseline,
+            fail_on=fail_on.value if fail_on is not None else None,
+            config_file=config,
+            no_config=no_config,
+        )
+    except PolicyError as error:
+        _fail(str(error), EXIT_USAGE)
 
 
 def _load_claims(path: Path | None) -> list[Claim]:
@@ -223,15 +370,32 @@ def seed(
         ),
     ] = False,
     current: CurrentOption = None,
+    max_line_bytes: MaxLineBytesOption = DEFAULT_MAX_LINE_BYTES,
+    max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
+    max_files: MaxFilesOption = DEFAULT_MAX_FILES,
+    max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
+    redact: Annotated[
+        bool,
+        typer.Option("--redact", help="Mask message and tool contents (not ids, digests, names)."),
+    ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Print the seed of one open run (--run), or of every open run as a JSON array."""
+    if native and redact:
+        _fail("--native prints the source system's exact bytes, which cannot be redacted", EXIT_USAGE)
     try:
         if native:
             code = _native_seed(path, run, sequence)
             raise typer.Exit(code)
-        options = VerifyOptions(current=_load_current(current), fork_run=run, fork_sequence=sequence)
+        options = VerifyOptions(
+            current=_load_current(current),
+            fork_run=run,
+            fork_sequence=sequence,
+            limits=limits_of(max_line_bytes, max_file_bytes, max_files, max_findings),
+        )
         result = audit([path], options=options)
+        if redact:
+            result = replace(result, report=redact_report(result.report))
         seeds = [(run_id, item) for _, run_id, item in report_seeds(result.report)]
         if run is not None:
             seeds = [(run_id, item) for run_id, item in seeds if run_id == run]
@@ -245,9 +409,10 @@ def seed(
             _fail(f"sequence {sequence} is not a verified fact of {path}", EXIT_USAGE)
         documents = [seed_document(item) for _, item in seeds]
         chosen: object = documents[0] if run is not None else documents
-        sys.stdout.write(json.dumps(chosen, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_safe(json.dumps(chosen, indent=2, sort_keys=True, ensure_ascii=False)) + "\n")
         for reason in result.incomplete:
-            typer.echo(f"sessaudit: audit incomplete: {safe(reason)}", err=True)
+            shown = redact_text(reason, result.report) if redact else reason
+            typer.echo(f"sessaudit: audit incomplete: {safe(shown)}", err=True)
         code = EXIT_INCOMPLETE if result.incomplete else EXIT_OK
     except (typer.Exit, KeyboardInterrupt):
         raise
@@ -276,14 +441,14 @@ def _native_seed(path: str, run: str | None, sequence: int | None) -> int:
         sequence=sequence,
         stdout_errors=getattr(sys.stdout, "errors", None) or "strict",
     )
-    if answer.text is not None:
-        sys.stdout.write(answer.text)
+    if answer.text is not None:  # exact bytes, except on a terminal: there unsafe characters as \uXXXX
+        sys.stdout.write(json_safe(answer.text) if sys.stdout.isatty() else answer.text)
     elif answer.crash is not None:
         typer.echo(f"sessaudit: --native: {safe(answer.message)} (a traceback from Rivumi, exit 1)", err=True)
     elif not answer.stderr:  # no answer is known: sessaudit could not read the log
         typer.echo(f"sessaudit: --native: {safe(answer.message)}", err=True)
-    else:
-        sys.stderr.write(answer.stderr)
+    else:  # Rivumi's own refusal, with anything from the log in it escaped
+        sys.stderr.write("\n".join(safe(line) for line in answer.stderr.split("\n")))
     return answer.exit_status
 
 
@@ -312,6 +477,11 @@ def rules(
     typer.echo(f"{entry.summary}")
     typer.echo("")
     typer.echo(entry.doc)
+    if entry.fix:
+        typer.echo("")
+        typer.echo(f"How to fix: {entry.fix}")
+    typer.echo("")
+    typer.echo(f"Example and more: docs/rules.md#{entry.code.lower()} in the sessaudit sources")
 
 
 # the DuckDB warehouse (CONTRACT §7): its commands live in cli_warehouse.py

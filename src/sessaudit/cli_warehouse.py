@@ -12,6 +12,19 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from sessaudit.cli_limits import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_MAX_LINE_BYTES,
+    MaxFileBytesOption,
+    MaxFilesOption,
+    MaxFindingsOption,
+    MaxLineBytesOption,
+    limits_of,
+)
+from sessaudit.formats.interface import VerifyOptions
+from sessaudit.parallel import default_jobs
 from sessaudit.reporters.console import safe
 from sessaudit.warehouse import QueryFormat
 
@@ -25,7 +38,7 @@ Debug = Annotated[bool, typer.Option("--debug", help="Show a traceback on intern
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    typer.echo(f"sessaudit: {message}", err=True)
+    typer.echo(f"sessaudit: {safe(message)}", err=True)  # messages may quote paths and ids from logs
     raise typer.Exit(code)
 
 
@@ -45,7 +58,14 @@ def load(
             help="Also write every table as a Hive-partitioned Parquet dataset (format, day) in DIR.",
         ),
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Verify N sources at a time.")] = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", min=1, help="Verify N sources at a time, in N processes [default: all cores]"),
+    ] = None,
+    max_line_bytes: MaxLineBytesOption = DEFAULT_MAX_LINE_BYTES,
+    max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
+    max_files: MaxFilesOption = DEFAULT_MAX_FILES,
+    max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
     debug: Debug = False,
 ) -> None:
     """Verify session logs and load them into a DuckDB warehouse (changed sources replace their rows)."""
@@ -55,7 +75,10 @@ def load(
     from sessaudit.warehouse.schema import SchemaMismatch
 
     try:
-        result = load_warehouse(paths, db, LoadOptions(jobs=jobs, parquet=parquet))
+        limits = limits_of(max_line_bytes, max_file_bytes, max_files, max_findings)
+        verify_options = VerifyOptions(limits=limits)
+        options = LoadOptions(jobs=jobs or default_jobs(), parquet=parquet, verify=verify_options)
+        result = load_warehouse(paths, db, options)
     except (typer.Exit, KeyboardInterrupt):
         raise
     except (SchemaMismatch, ExportError, WarehouseError) as error:

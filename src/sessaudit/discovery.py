@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from sessaudit.limits import DEFAULT_MAX_FILES
 from sessaudit.model import Skipped
 
 SNIFF_BYTES = 64 * 1024
@@ -41,6 +42,7 @@ class Problem(StrEnum):
     NOT_REGULAR = "not-regular"
     UNREADABLE = "unreadable"
     UNRECOGNISED = "unrecognised"
+    TOO_MANY_FILES = "too-many-files"  # a named directory's walk passed `--max-files` (SA013)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,15 +73,35 @@ class Discovery:
                 self.owned.add(os.path.join(os.path.dirname(folder), "run", "mind.lock"))
 
 
-def discover(paths: list[str]) -> Discovery:
-    """Every input path in order; directories are walked in sorted order, symlinks not followed."""
+def discover(paths: list[str], *, max_files: int = DEFAULT_MAX_FILES) -> Discovery:
+    """Every input path in order; directories are walked in sorted order, symlinks not followed.
+
+    One walk looks at no more than `max_files` directory entries (files, folders, links, all depths);
+    past that it stops and the named directory becomes a TOO_MANY_FILES candidate."""
     result = Discovery()
     for given in paths:
-        _discover_named(given, result)
+        _discover_named(given, result, max_files)
+    result.candidates = _first_of_each(result.candidates)
     return result
 
 
-def _discover_named(given: str, result: Discovery) -> None:
+def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
+    """A source met twice is verified once, where first met: the same file named twice, a Rivumi run named
+    through its events.jsonl and its session.json, a store through itself and its -wal (pre-commit names
+    every changed file), or a named file inside a named folder."""
+    seen: set[tuple[str, Format]] = set()
+    kept = []
+    for candidate in candidates:
+        if candidate.problem is None and candidate.format is not None:
+            key = (candidate.real_path, candidate.format)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(candidate)
+    return kept
+
+
+def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_FILES) -> None:
     try:
         info = os.stat(given)  # a path named by the user may be a symlink: follow it, once
     except FileNotFoundError:
@@ -95,7 +117,7 @@ def _discover_named(given: str, result: Discovery) -> None:
         if rivumi_run_directory(real_path):
             result.candidates.append(Candidate(given, real_path, Format.RIVUMI, True))
         else:
-            _walk(given, real_path, result)
+            _walk(given, real_path, result, max_files)
         return
     if not stat.S_ISREG(info.st_mode):
         result.candidates.append(
@@ -143,11 +165,33 @@ def _half_pi_owner(real_path: str) -> str | None:
     return None
 
 
-def _walk(given: str, root: str, result: Discovery) -> None:
+class _Budget:
+    """The directory entries a walk may still scan (`--max-files`)."""
+
+    def __init__(self, entries: int) -> None:
+        self.left = entries
+        self.exceeded = False
+
+
+def _walk(given: str, root: str, result: Discovery, max_files: int = DEFAULT_MAX_FILES) -> None:
     """Depth-first in name order, hidden folders included, `.git` excluded, links never followed."""
     stack: list[tuple[str, Iterator[os.DirEntry[str]]]] = []
-    _enter(given, root, stack, result)
+    budget = _Budget(max_files)
+    _enter(given, root, stack, result, budget)
     while stack:
+        if budget.exceeded:
+            result.candidates.append(
+                Candidate(
+                    given,
+                    root,
+                    None,
+                    True,
+                    Problem.TOO_MANY_FILES,
+                    f"the walk met more than {max_files} directory entries (the --max-files limit) and "
+                    "stopped; the sessions past that point were neither verified nor listed",
+                )
+            )
+            return
         shown, entries = stack[-1]
         entry = next(entries, None)
         if entry is None:
@@ -162,7 +206,7 @@ def _walk(given: str, root: str, result: Discovery) -> None:
             if rivumi_run_directory(entry.path):
                 result.candidates.append(Candidate(shown_child, entry.path, Format.RIVUMI, False))
             else:
-                _enter(shown_child, entry.path, stack, result)
+                _enter(shown_child, entry.path, stack, result, budget)
         elif not entry.is_file(follow_symlinks=False):
             result.skipped.append(Skipped(path=shown_child, reason="not a regular file"))
         else:
@@ -170,14 +214,26 @@ def _walk(given: str, root: str, result: Discovery) -> None:
 
 
 def _enter(
-    shown: str, real: str, stack: list[tuple[str, Iterator[os.DirEntry[str]]]], result: Discovery
+    shown: str,
+    real: str,
+    stack: list[tuple[str, Iterator[os.DirEntry[str]]]],
+    result: Discovery,
+    budget: _Budget,
 ) -> None:
+    # The budget is spent while scanning, so a folder of ten million entries is never held whole.
+    entries: list[os.DirEntry[str]] = []
     try:
         with os.scandir(real) as iterator:
-            entries = sorted(iterator, key=lambda entry: entry.name)
+            for entry in iterator:
+                if budget.left == 0:
+                    budget.exceeded = True
+                    break
+                budget.left -= 1
+                entries.append(entry)
     except OSError as error:
         result.skipped.append(Skipped(path=shown, reason=f"directory could not be read: {error.strerror}"))
         return
+    entries.sort(key=lambda entry: entry.name)
     stack.append((shown, iter(entries)))
 
 

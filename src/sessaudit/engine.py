@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import BinaryIO
 
 from sessaudit import __version__
@@ -14,7 +15,10 @@ from sessaudit.formats.half_pi.verifier import verify_half_pi
 from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.formats.rivumi.verifier import verify_rivumi
 from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
+from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
 from sessaudit.model import FileEvidence, Finding, Report, Source, Summary, Tool
+from sessaudit.parallel import ordered_map
+from sessaudit.progress import Tracker, estimated_bytes
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 
@@ -42,20 +46,35 @@ class AuditResult:
 
 
 def audit(
-    paths: list[str], *, options: VerifyOptions = DEFAULT_OPTIONS, version: str = __version__
+    paths: list[str],
+    *,
+    options: VerifyOptions = DEFAULT_OPTIONS,
+    version: str = __version__,
+    jobs: int = 1,
+    tracker: Tracker | None = None,
 ) -> AuditResult:
-    """Verify every source found under `paths`, in input order."""
-    discovery = discover(paths)
+    """Verify every source found under `paths`; in `jobs` processes, results in input order."""
+    discovery = discover(paths, max_files=options.limits.max_files)
     sources: list[Source] = []
     findings: list[Finding] = []
     incomplete: list[str] = []
     answered: set[int] = set()
-    for candidate in discovery.candidates:
-        source, source_findings, source_answered = verify_candidate(candidate, options)
+    candidates = discovery.candidates
+    verified = ordered_map(
+        partial(verify_candidate, options=options),
+        candidates,
+        jobs=jobs,
+        sizes=[estimated_bytes(item.real_path) for item in candidates],
+        tracker=tracker,
+    )
+    for candidate, (source, source_findings, source_answered) in zip(candidates, verified, strict=True):
         sources.append(source)
         findings.extend(source_findings)
         answered.update(source_answered)
-        if candidate.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
+        over = incomplete_reason(source.path, source_findings)  # over a limit, named or walked (CONTRACT §3)
+        if over is not None:
+            incomplete.append(over)
+        elif candidate.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
             incomplete.append(f"{source.path}: {source.verdict.value}")
         if not source.evidence_unchanged:
             incomplete.append(f"{source.path}: evidence changed while it was read")
@@ -123,6 +142,8 @@ def _checked(candidate: Candidate, outcome: SourceOutcome) -> tuple[Source, list
 def _unverifiable(candidate: Candidate) -> tuple[Source, list[Finding]]:
     if candidate.problem is Problem.UNRECOGNISED:
         problem = finding("SA002", f"{candidate.path}: {candidate.detail}", path=candidate.path)
+    elif candidate.problem is Problem.TOO_MANY_FILES:
+        problem = finding(TOO_MANY_FILES, f"{candidate.path}: {candidate.detail}", path=candidate.path)
     else:
         problem = finding("SA001", f"{candidate.path}: {candidate.detail}", path=candidate.path)
     return _source(candidate, SourceOutcome("", None, []), [problem]), [problem]

@@ -7,6 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from sessaudit import progress
+from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
+
 BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 DEFAULT_CHUNK_SIZE = 1 << 20
 
@@ -18,6 +21,14 @@ class Line:
     number: int
     offset: int
     data: bytes
+    # the line's length when it is longer than the reader's `max_line_bytes`: its bytes were hashed and
+    # counted but not kept, and `data` is empty (callers report it, never decode it); else 0
+    over_limit: int = 0
+
+    @property
+    def end(self) -> int:
+        """The offset just after the line's LF."""
+        return self.offset + (self.over_limit or len(self.data)) + 1
 
 
 class LineReader:
@@ -29,13 +40,28 @@ class LineReader:
     and counted, never yielded. A reader is iterated once; the summary attributes are final once the
     iteration is exhausted, except `has_bom`, which is already right when line 1 is yielded (so the
     caller can decode it with `strip_bom`).
+
+    A line longer than `max_line_bytes` is not kept: once its pending bytes pass the limit they are dropped
+    (still hashed and counted) and it is yielded with `over_limit` set, so memory stays O(limit + chunk)
+    for a gigabyte without LF. A torn tail longer than the limit is never held either.
     """
 
-    def __init__(self, stream: BinaryIO, size: int, *, chunk_size: int = DEFAULT_CHUNK_SIZE) -> None:
+    def __init__(
+        self,
+        stream: BinaryIO,
+        size: int,
+        *,
+        chunk_size: int = DEFAULT_CHUNK_SIZE,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        report_progress: bool = True,
+    ) -> None:
         if size < 0:
             raise ValueError(f"size must be non-negative, got {size}")
         if chunk_size < 1:
             raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+        if max_line_bytes < 1:
+            raise ValueError(f"max_line_bytes must be positive, got {max_line_bytes}")
+        self.max_line_bytes = max_line_bytes
         self._stream = stream
         self._size = size
         self.size = size  # the size at open: the range read unless the file shrinks meanwhile (short_read)
@@ -49,6 +75,8 @@ class LineReader:
         self.torn_tail_offset = 0
         self.line_count = 0
         self.has_bom = False
+        # a first read of evidence counts for the progress display; a re-read (seeds, compaction) does not
+        self._report_progress = report_progress
 
     def __iter__(self) -> Iterator[Line]:
         if self._started:
@@ -61,9 +89,11 @@ class LineReader:
         stream = self._stream
         remaining = self._size
         chunk_size = self._chunk_size
+        limit = self.max_line_bytes
         # Pieces of a line that has not met its LF yet: kept as a list so a line spanning many chunks is
-        # joined once, not re-copied per chunk.
+        # joined once, not re-copied per chunk; dropped once they pass the limit (`pending_bytes` counts on).
         pending: list[bytes] = []
+        pending_bytes = 0
         line_offset = 0
         number = 0
         bytes_read = 0
@@ -74,6 +104,8 @@ class LineReader:
                 self.short_read = True
                 break
             hasher.update(chunk)
+            if self._report_progress:
+                progress.advance(len(chunk))
             bytes_read += len(chunk)
             remaining -= len(chunk)
             if len(head) < len(BYTE_ORDER_MARK):
@@ -81,20 +113,33 @@ class LineReader:
                 head += chunk[: len(BYTE_ORDER_MARK) - len(head)]
                 self.has_bom = head == BYTE_ORDER_MARK
             parts = chunk.split(b"\n")
-            if len(parts) == 1:
-                pending.append(chunk)
-                continue
             last = parts.pop()
-            if pending:
-                pending.append(parts[0])
-                parts[0] = b"".join(pending)
-                pending = []
+            if parts and pending_bytes:  # the chunk's first LF ends the pending line
+                data = parts[0]
+                length = pending_bytes + len(data)
+                if length <= limit:
+                    pending.append(data)
+                    parts[0] = b"".join(pending)
+                else:
+                    number += 1
+                    yield Line(number, line_offset, b"", over_limit=length)
+                    line_offset += length + 1
+                    del parts[0]
+                pending, pending_bytes = [], 0
             for data in parts:
                 number += 1
-                yield Line(number, line_offset, data)
-                line_offset += len(data) + 1
+                length = len(data)
+                if length <= limit:
+                    yield Line(number, line_offset, data)
+                else:
+                    yield Line(number, line_offset, b"", over_limit=length)
+                line_offset += length + 1
             if last:
-                pending.append(last)
+                pending_bytes += len(last)
+                if pending_bytes <= limit:
+                    pending.append(last)
+                elif pending:
+                    pending = []
         self.bytes_read = bytes_read
         self.sha256 = hasher.hexdigest()
         self.repaired_length = line_offset

@@ -248,6 +248,17 @@ class Summary(Frozen):
     findings: dict[str, int]
 
 
+class BaselineOutcome(Frozen):
+    """How the findings compare with `--baseline FILE`: the findings it holds (`matched`) are kept out of
+    the report's `findings` and never count for the exit code; `new` findings are in `findings`; `absent`
+    baseline occurrences that no longer occur are reported as SA020 notes."""
+
+    path: str
+    matched: list[Finding]
+    new: int
+    absent: int
+
+
 class Report(Frozen):
     """The JSON report of CONTRACT §4 (`schemas/report.v1.schema.json`)."""
 
@@ -261,3 +272,4 @@ class Report(Frozen):
     skipped: list[Skipped]
     findings: list[Finding]
     summary: Summary
+    baseline: BaselineOutcome | None = None  # set only with --baseline

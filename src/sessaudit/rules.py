@@ -33,6 +33,19 @@ _CORE_RULES: tuple[Rule, ...] = (
           or could not be read. Nothing about its contents is known; the audit is incomplete
           (exit 3).""",
         formats=(),
+        fix="""Check the path: it must name an existing regular file or directory that the user running
+          sessaudit may read (permissions, a broken symlink, a typo). Re-run once it is readable;
+          nothing was verified.""",
+        example=(
+            "`sessaudit verify sessions/missing.jsonl`, where the file does not exist (exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  sessions/missing.jsonl\n"
+            "    error   SA001 input-unreadable: sessions/missing.jsonl: no such file or directory\n"
+            "```"
+        ),
     ),
     _rule(
         "SA002",
@@ -44,6 +57,19 @@ _CORE_RULES: tuple[Rule, ...] = (
           Half-Pi store, as judged by content (CONTRACT §1). Files met during a directory walk are
           listed under `skipped` instead and do not affect the exit code.""",
         formats=(),
+        fix="""Name a tiny-agent `.jsonl` session, a Rivumi run directory (or a folder of runs) or a Half-Pi
+          store; to audit a whole tree, name the directory instead so unrelated files are only listed as
+          skipped.""",
+        example=(
+            "`sessaudit verify notes.txt`, a plain text file (exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  notes.txt\n"
+            "    error   SA002 input-unrecognised: notes.txt: not a session log of a known format\n"
+            "```"
+        ),
     ),
     _rule(
         "SA003",
@@ -56,6 +82,9 @@ _CORE_RULES: tuple[Rule, ...] = (
           verified; a Half-Pi store before its verifier exists) is not verified by this release. For
           tiny-agent, `native.reducer` still shows what tiny-agent's own reducer answers.""",
         formats=(),
+        fix="""Verify the input with a sessaudit release that supports this version, or with the source
+          system's own tools; `native` shows what its reducer or readers answer in the meantime. Do not
+          treat the input as verified.""",
     ),
     _rule(
         "SA004",
@@ -67,6 +96,20 @@ _CORE_RULES: tuple[Rule, ...] = (
           was rewritten, truncated or replaced during the audit. The verdict describes the bytes as
           first read; the audit is incomplete (exit 3).""",
         formats=(),
+        fix="""Stop the process that writes the evidence (or copy it first, e.g. `cp -p`) and run the audit
+          again on a file nobody is changing; this report does not describe the file as it is now.""",
+        example=(
+            "A session whose already-verified bytes were rewritten by another process while "
+            "sessaudit read it (exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  session.jsonl\n"
+            "    error   SA004 evidence-changed: session.jsonl: the verified bytes were rewritten "
+            "during the audit (sha256 differs); the report describes the bytes as first read\n"
+            "```"
+        ),
     ),
     _rule(
         "SA005",
@@ -78,6 +121,187 @@ _CORE_RULES: tuple[Rule, ...] = (
           file was opened were verified (never half a line); the appended bytes are not part of the
           verdict.""",
         formats=(),
+        fix="""Nothing to fix: an agent was still appending. Re-run after the agent has stopped to verify the
+          new bytes as well.""",
+        example=(
+            "A session that an agent appended 44 bytes to while sessaudit read it:\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  session.jsonl\n"
+            "    note    SA005 evidence-grew: session.jsonl: the file grew by 44 bytes during the audit\n"
+            "```"
+        ),
+    ),
+    # --- resource limits (sessaudit.limits; each makes the audit incomplete, exit 3) ----------
+    _rule(
+        "SA010",
+        "line-too-long",
+        E,
+        UNREADABLE,
+        "A line is longer than `--max-line-bytes`; it was hashed and counted but not read.",
+        """A JSONL line (a tiny-agent transaction or header, a Rivumi event, or a torn tail) holds more
+          bytes before its LF than `--max-line-bytes` allows (default 32 MiB). sessaudit keeps memory
+          bounded: the line's bytes are hashed and counted, never held, so its content is not verified and
+          semantic reduction stops there (framing, JSON and sequence checks continue on later lines). The
+          finding gives the line, its byte offset and its length; the audit is incomplete (exit 3).
+          `native` answers describe only what was read.""",
+        formats=(),
+        fix="""If the line is a legitimate large record (a big tool result), re-run with a larger limit, e.g.
+          `sessaudit verify --max-line-bytes 268435456 PATH` (peak memory grows to a few times the
+          limit). A line of gigabytes, or of NUL bytes, is damage: restore the file from a backup.""",
+        example=(
+            "`sessaudit verify --max-line-bytes 1000 long.jsonl`, whose line 2 holds 40,000,000 bytes "
+            "(exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  long.jsonl\n"
+            "    error   SA010 line-too-long [line 2, byte 228]: line 2 is 40000000 bytes long (without its "
+            "LF), over the --max-line-bytes limit of 1000 bytes: it was hashed but not read or verified\n"
+            "```"
+        ),
+    ),
+    _rule(
+        "SA011",
+        "nesting-too-deep",
+        E,
+        UNREADABLE,
+        "A JSON value nests arrays and objects deeper than 512 levels; it was not verified.",
+        """Strict JSON decoding stops at 512 levels of nested arrays and objects (Python's decoder
+          recurses once per level, so the limit is fixed to keep every verdict independent of the call
+          stack). The value is not judged: it is not called malformed, since the source system may still
+          accept it; the line is reported with its byte offset and JSON pointer and the audit is
+          incomplete (exit 3). In Rivumi logs this is also where Rivumi's own replay crashes (near 980
+          levels).""",
+        formats=(),
+        fix="""No session log nests this deep on purpose: inspect the line (`sed -n 'LINEp' FILE | head -c
+          2000`) and restore the file from a backup. The limit is not configurable.""",
+        example=(
+            "A tiny-agent session whose line 2 is `[` × 10,000 followed by `]` × 10,000 (exit 3; the "
+            "pointer, 512 levels of `/0`, is shortened here):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  session.jsonl\n"
+            "    error   SA011 nesting-too-deep [line 2, byte 740, /0/0/…/0]: line 2: arrays and objects are "
+            "nested 10000 deep; sessaudit's limit is 512 (fixed), so the line is not verified\n"
+            "```"
+        ),
+    ),
+    _rule(
+        "SA012",
+        "file-too-large",
+        E,
+        UNREADABLE,
+        "A file that must be read whole is larger than `--max-file-bytes`; it was not read.",
+        """A Rivumi run's `events.jsonl`, `session.json`, `request.json` or `.writer.lock` is read whole into
+          memory (its replay and resume checks need all of it), and a Half-Pi store's tables are read
+          whole from its database and `-wal`; such a file is refused above `--max-file-bytes` (default
+          128 MiB; Rivumi itself refuses to resume past 16 MiB). A Half-Pi store is refused before it is
+          copied. The source is not verified (verdict `unreadable`) and the audit is incomplete (exit 3).
+          Streamed tiny-agent logs are not bound by this limit.""",
+        formats=(),
+        fix="""Re-run with a larger limit, e.g. `sessaudit verify --max-file-bytes 1073741824 PATH`: peak
+          memory grows to about 3.5 times a Half-Pi store's size and 6 times a Rivumi event log's. Rivumi
+          itself cannot resume a run whose files pass 16 MiB; only its replay reads them.""",
+        example=(
+            "`sessaudit verify --max-file-bytes 1000 runs/6b9b…`, a Rivumi run whose `events.jsonl` has "
+            "5,026 bytes (exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  runs/6b9b…/events.jsonl\n"
+            "    error   SA012 file-too-large: runs/6b9b…/events.jsonl is 5026 bytes, over the "
+            "--max-file-bytes limit of 1000 bytes for a file read whole; the run was not verified\n"
+            "```"
+        ),
+    ),
+    _rule(
+        "SA013",
+        "too-many-files",
+        E,
+        UNREADABLE,
+        "A directory walk met more entries than `--max-files`; the rest was not looked at.",
+        """A directory named on the command line holds (at any depth) more entries than `--max-files`
+          (default 100,000). The walk stops there, so sessions past the limit are neither verified nor
+          listed as skipped; the directory is reported as a source with verdict `unreadable` and the
+          audit is incomplete (exit 3). The limit bounds time and memory (each entry is sniffed, and each
+          folder is sorted before it is walked).""",
+        formats=(),
+        fix="""Name narrower directories (e.g. one `.tiny-agent/sessions/` folder at a time), or raise the
+          limit with `sessaudit verify --max-files N DIR`.""",
+        example=(
+            "`sessaudit verify --max-files 5 logs`, where `logs/` holds six files (exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  logs\n"
+            "    error   SA013 too-many-files: logs: the walk met more than 5 directory entries (the "
+            "--max-files limit) and stopped; the sessions past that point were neither verified nor listed\n"
+            "```"
+        ),
+    ),
+    _rule(
+        "SA014",
+        "too-many-findings",
+        E,
+        UNREADABLE,
+        "A source produced more findings than `--max-findings`; checking stopped there.",
+        """One source (a tiny-agent file, a Rivumi event log) reached `--max-findings` findings (default
+          10,000). Each finding costs memory and time, and a hostile line such as a transaction of
+          millions of tiny facts would otherwise make millions, so checking stops at the line named:
+          later lines are hashed and counted but not checked, and findings past the limit are not listed.
+          The verdict is at least `unreadable` and the audit is incomplete (exit 3).""",
+        formats=(),
+        fix="""A source this damaged is best restored from a backup. To see every finding, re-run with a
+          larger limit, e.g. `sessaudit verify --max-findings 1000000 PATH` (about 5 KiB of memory per
+          finding).""",
+        example=(
+            "`sessaudit verify --max-findings 5 facts.jsonl`, whose line 2 is a transaction of 20 facts "
+            "that are all `0` (exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  facts.jsonl\n"
+            "    error   SA014 too-many-findings [line 2]: 5 findings were recorded (the --max-findings "
+            "limit); checking stopped at line 2 and the rest of the file was hashed but not verified\n"
+            "```"
+        ),
+    ),
+    # --- baselines (`--baseline FILE`) ---------------------------------------------------
+    _rule(
+        "SA020",
+        "baseline-finding-absent",
+        N,
+        None,
+        "A finding recorded in the baseline no longer occurs.",
+        """The `--baseline` file holds a finding (matched by its fingerprint, the one SARIF writes as
+          `partialFingerprints`) that this audit did not find, or found fewer times than recorded. The
+          problem was fixed, the log was removed, or it is no longer audited from the same working
+          directory. The finding is located at the baseline entry (`/findings/<i>`); it never changes a
+          verdict.""",
+        formats=(),
+        fix="""Refresh the baseline with `--write-baseline FILE` so it no longer carries the fixed
+          finding, or `--ignore baseline-finding-absent` if stale entries should not be reported.""",
+        example=(
+            "`sessaudit verify logs/ --write-baseline baseline.json`, then the corrupt last line of "
+            "`logs/a.jsonl` is removed and `sessaudit verify logs/ --baseline baseline.json` runs:\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  baseline.json\n"
+            "    note    SA020 baseline-finding-absent [/findings/0]: baselined SA106 (malformed-json) in "
+            "logs/a.jsonl no longer occurs: expected a JSON value, found 'n'\n"
+            "```"
+        ),
     ),
     # --- tiny-agent framing and JSON ------------------------------------------------------
     _rule(
@@ -89,6 +313,9 @@ _CORE_RULES: tuple[Rule, ...] = (
         """tiny-agent requires the header line to end in LF. An empty file, or a file without any LF,
           has no committed header and is not repairable (tiny-agent: MISSING_HEADER).""",
         native_code="MISSING_HEADER",
+        fix="""The session never got a committed header, so there is nothing to recover in it: start a new
+          session. If the file should hold a conversation, restore it from a backup; a tail without its
+          header cannot be trusted.""",
     ),
     _rule(
         "SA102",
@@ -100,6 +327,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           TypeScript reducer reports this at line 1 whatever the line; the finding's location is the
           physical line and byte offset of the first bad byte (tiny-agent: INVALID_UTF8).""",
         native_code="INVALID_UTF8",
+        fix="""The file was damaged or edited outside tiny-agent: restore it from a backup or copy taken
+          before the damage, and trust nothing from the reported line on. Do not re-encode it in place.""",
     ),
     _rule(
         "SA103",
@@ -110,6 +339,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Bytes ED A0..BF encode a UTF-16 surrogate, which is not a Unicode scalar value. tiny-agent
           scans for them before decoding and reports MALFORMED_JSON at that physical line.""",
         native_code="MALFORMED_JSON",
+        fix="""Something other than tiny-agent's writer produced this line (it encodes text as UTF-8 of
+          Unicode scalars only): restore the file from a copy and trust nothing after the reported line.""",
     ),
     _rule(
         "SA104",
@@ -120,6 +351,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Every committed line must hold a JSON value; an empty line (two LFs in a row) is corruption
           (tiny-agent: BLANK_LINE).""",
         native_code="BLANK_LINE",
+        fix="""A blank line is never written by tiny-agent: the file was edited or concatenated. Restore it
+          from a copy; deleting the empty line by hand only hides what else the edit changed.""",
     ),
     _rule(
         "SA105",
@@ -130,6 +363,10 @@ _CORE_RULES: tuple[Rule, ...] = (
         """tiny-agent lines end with a bare LF; a CR before it is corruption
           (tiny-agent: CRLF_NOT_ALLOWED).""",
         native_code="CRLF_NOT_ALLOWED",
+        fix="""The file went through a tool that rewrote line endings (a Windows editor, a `core.autocrlf`
+          git checkout). Restore the original bytes, e.g. from a copy or with `git config core.autocrlf
+          false` and a fresh checkout; do not convert it back by hand unless you can prove nothing else
+          changed.""",
     ),
     _rule(
         "SA106",
@@ -142,6 +379,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           such as NaN, or trailing garbage (tiny-agent: MALFORMED_JSON). A malformed line that ends
           in LF is corruption, never a torn tail.""",
         native_code="MALFORMED_JSON",
+        fix="""The line was not written by tiny-agent's store (it only writes lines it has reduced): restore
+          the file from a copy and do not trust facts from the reported line on.""",
     ),
     _rule(
         "SA107",
@@ -153,6 +392,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           same key). Readers disagree on which value wins, so tiny-agent rejects the line
           (MALFORMED_JSON).""",
         native_code="MALFORMED_JSON",
+        fix="""Readers disagree on which value wins, so the line's meaning is ambiguous: restore the file
+          from a copy and find which tool wrote the duplicate key; tiny-agent itself never does.""",
     ),
     _rule(
         "SA108",
@@ -163,6 +404,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """A `\\ud800`-style escape without its pair (or a lone low surrogate) does not denote a
           Unicode character; tiny-agent rejects the line (MALFORMED_JSON).""",
         native_code="MALFORMED_JSON",
+        fix="""The string was written by something other than tiny-agent's serializer: restore the file from
+          a copy and trust nothing from the reported line on.""",
     ),
     _rule(
         "SA109",
@@ -174,6 +417,9 @@ _CORE_RULES: tuple[Rule, ...] = (
           truncates them on the next open (`repaired_length`). sessaudit reports their count and
           verifies the committed prefix; it never truncates the evidence.""",
         native_code=None,
+        fix="""Usually nothing: tiny-agent truncates the torn bytes the next time it opens the session
+          (`repaired_length` says where). Keep a copy first if you want the fragment as evidence; never
+          append to the file before that repair.""",
     ),
     _rule(
         "SA110",
@@ -186,6 +432,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           it in repairedLength) while its Python reducer rejects the file as MALFORMED_JSON at line 1:
           the two implementations disagree about this file.""",
         native_code=None,
+        fix="""Remove the BOM only on a copy you audit again (`tail -c +4`), or keep using the TypeScript
+          reducer; find the editor or tool that added it, since tiny-agent's writers never do.""",
     ),
     _rule(
         "SA111",
@@ -197,6 +445,24 @@ _CORE_RULES: tuple[Rule, ...] = (
           reducer rejects the fact as INVALID_FACT. Writers never emit such tokens: the two
           implementations disagree about this file.""",
         native_code=None,
+        fix="""Rewrite the number as a plain integer token (`1`, not `1.0`) in a copy and verify it again,
+          and find the tool that wrote it: tiny-agent's Python reducer refuses this file.""",
+        example=(
+            "Input `s.jsonl`, line 1 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '{"kind":"header","version":2.0,"id":"01a029fc-5d80-71a2-8001-00005eed0001","c'
+            'reatedAt":178…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA111 non-integer-number-token [line 1, byte 0, /version]: version is "
+            "written as 2.0\n"
+            "```"
+        ),
     ),
     # --- tiny-agent structure and semantics -------------------------------------------------
     _rule(
@@ -210,6 +476,9 @@ _CORE_RULES: tuple[Rule, ...] = (
           id, a non-negative safe-integer `createdAt` and non-empty strings (tiny-agent:
           INVALID_HEADER).""",
         native_code="INVALID_HEADER",
+        fix="""The header was written or edited by another tool: restore line 1 from a copy. The message
+          names the offending key or value; a session whose header is wrong cannot be opened by
+          tiny-agent.""",
     ),
     _rule(
         "SA202",
@@ -220,6 +489,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """A header with the v2 key set and `kind` "header" but `version` other than 2 (and not a
           later version) is corruption (tiny-agent: UNSUPPORTED_VERSION).""",
         native_code="UNSUPPORTED_VERSION",
+        fix="""Restore the header from a copy; if the file really is a legacy v1 session its header is
+          `{"type":"session","version":1,…}`, not a v2-shaped one with version 1.""",
     ),
     _rule(
         "SA203",
@@ -230,6 +501,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Each line after the header is one transaction; an empty array commits nothing and is
           rejected (tiny-agent: EMPTY_TRANSACTION).""",
         native_code="EMPTY_TRANSACTION",
+        fix="""tiny-agent's store throws on an empty transaction and never writes `[]`: the file was edited.
+          Restore it from a copy and trust nothing from the reported line on.""",
     ),
     _rule(
         "SA204",
@@ -240,6 +513,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The fact is not an object of a known kind with exactly the allowed keys, or a field has the
           wrong type or value (tiny-agent: INVALID_FACT). The message names the field.""",
         native_code="INVALID_FACT",
+        fix="""The message names the field: compare the line with the spec's shape for that fact kind and
+          restore the file from a copy; facts from the reported line on cannot be trusted.""",
     ),
     _rule(
         "SA205",
@@ -251,6 +526,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           inside arrays; gaps, repeats and resets are corruption (tiny-agent: SEQ_MISMATCH).
           Checking continues from the found value so every discontinuity is reported once.""",
         native_code="SEQ_MISMATCH",
+        fix="""Facts were lost, repeated or spliced in: restore the file from a copy, or treat it as
+          trustworthy only up to the last fact before the reported line.""",
     ),
     _rule(
         "SA206",
@@ -261,6 +538,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Fact ids and reserved ids (operation, step, attempt and result-slot ids) share one
           namespace; a collision is corruption (tiny-agent: DUPLICATE_ID).""",
         native_code="DUPLICATE_ID",
+        fix="""Two facts or reservations share an id, so references are ambiguous: the file was spliced or
+          edited. Restore it from a copy; do not renumber ids by hand.""",
     ),
     _rule(
         "SA207",
@@ -271,6 +550,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """An id field refers to something that does not exist or is not of the required kind
           (tiny-agent: INVALID_REFERENCE). The message names the field and what was expected.""",
         native_code="INVALID_REFERENCE",
+        fix="""A referenced fact is missing or of the wrong kind, so lines were lost, reordered or edited:
+          restore the file from a copy and trust the session only before the reported line.""",
+        example=(
+            "Input `s.jsonl`, line 2 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…2","operationKind":"run","inputEntryId":"01a029fc-5d8a-7101-8002-00005eed0099"'
+            '},"id":"01a0…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA207 invalid-reference [line 2, byte 228, seq 2, /1/record/inputEntryId]: "
+            "inputEntryId 01a029fc…0099: expected an existing user message entry, found no entry\n"
+            "```"
+        ),
     ),
     _rule(
         "SA208",
@@ -281,6 +578,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The operation, step, attempt or tool-call state machine does not allow this record here
           (tiny-agent: INVALID_TRANSITION).""",
         native_code="INVALID_TRANSITION",
+        fix="""The record does not follow the state machine, so records were lost, duplicated or reordered:
+          restore the file from a copy; the session is reliable only before the reported line.""",
     ),
     _rule(
         "SA209",
@@ -292,6 +591,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           call ids repeat in one message, or a terminal record's content rules fail
           (tiny-agent: INVALID_TRANSCRIPT).""",
         native_code="INVALID_TRANSCRIPT",
+        fix="""The transcript would be rejected by the model provider and by tiny-agent: restore the file
+          from a copy. The message says which rule failed (an unanswered call, a result without a call).""",
     ),
     _rule(
         "SA210",
@@ -302,6 +603,9 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The digest must equal sha256 of the canonical JSON of the snapshot; the message gives both
           values (tiny-agent: INVALID_FACT).""",
         native_code="INVALID_FACT",
+        fix="""The configuration snapshot or its digest was edited after it was written: restore the line
+          from a copy. Do not recompute the digest to silence the error; the snapshot is then
+          unverifiable.""",
     ),
     _rule(
         "SA211",
@@ -313,6 +617,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           message entry through `inputThroughEntryId`; the message gives both values
           (tiny-agent: INVALID_REFERENCE).""",
         native_code="INVALID_REFERENCE",
+        fix="""The compacted messages or the digest were changed after the compaction started: restore the
+          file from a copy; the compaction summary may describe other messages than the log holds.""",
     ),
     _rule(
         "SA212",
@@ -323,6 +629,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Synthetic results carry exact, non-localised texts (spec §8.5); any other content is
           corruption (tiny-agent: INVALID_TRANSCRIPT).""",
         native_code="INVALID_TRANSCRIPT",
+        fix="""A synthetic result's text was edited or written by another tool: restore it from a copy (the
+          exact texts are in spec §8.5).""",
     ),
     _rule(
         "SA213",
@@ -333,6 +641,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Every usage counter and running session total must stay a safe integer
           (tiny-agent: INVALID_FACT).""",
         native_code="INVALID_FACT",
+        fix="""A usage count is implausibly large (an edit or a writer bug): restore the file from a copy;
+          token accounting for this session cannot be trusted.""",
+        example=(
+            "Input `s.jsonl`, line 8 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…6-a25e206f5c66","usage":{"input":927,"output":9,"cacheRead":0,"cacheWrite":0'
+            '},"id":"01a029…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA213 usage-overflow [line 8, byte 4537, seq 11, /1/usage/input]: "
+            "usage.input: the session total 9007199254740991 + 927 exceeds 2^53−1\n"
+            "```"
+        ),
     ),
     _rule(
         "SA214",
@@ -343,6 +669,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Every local id (fact ids, operation/step/attempt ids, entry references) must match the
           lowercase UUIDv7 pattern with the RFC variant (tiny-agent: INVALID_FACT).""",
         native_code="INVALID_FACT",
+        fix="""tiny-agent only writes lowercase UUIDv7 ids: the id was edited or produced by another tool.
+          Restore the file from a copy.""",
     ),
     _rule(
         "SA215",
@@ -353,6 +681,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """After the first error, the state machines are no longer trustworthy, so later lines are
           checked only for framing, JSON, seq continuity and ids (CONTRACT §4).""",
         native_code=None,
+        fix="""Nothing to fix by itself: fix the earlier error it points to. Until then, later lines were
+          only checked for framing, JSON, seq and ids.""",
     ),
     # --- tiny-agent legacy v1 -----------------------------------------------------------------
     _rule(
@@ -364,6 +694,26 @@ _CORE_RULES: tuple[Rule, ...] = (
         """A v1 header is `{type:"session", version:1, id, createdAt, cwd, provider, model, timestamp}` with a
           lowercase UUIDv7 id and ISO-8601 `createdAt`/`timestamp` strings (spec §15.1).""",
         formats=("tiny-agent",),
+        fix="""Restore line 1 from a copy; the message names the bad field. A v1 session is only valid with
+          the header the v1 CLI writes.""",
+        example=(
+            'A v1 header (`{"type":"session","version":1,…}`) whose `createdAt` is not an '
+            "instant:\n"
+            "\n"
+            "```text\n"
+            '…-7b5e-b9ab-bf0ffa6bb9c4","createdAt":"yesterday","cwd":"/home/dev/shop","prov'
+            'ider":"openro…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  v1.jsonl\n"
+            "    error   SA150 v1-invalid-header [line 1, byte 0, /createdAt]: the header's "
+            'createdAt "yesterday" is not an ISO-8601 UTC instant with milliseconds '
+            "(Date.toISOString)\n"
+            "```"
+        ),
     ),
     _rule(
         "SA151",
@@ -374,6 +724,23 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Every v1 line is one JSON object written by the tiny-agent CLI with a `type` of `message`,
           `compaction` or `interruption` and an ISO-8601 UTC `timestamp` (spec §15.1).""",
         formats=("tiny-agent",),
+        fix="""The line was not written by the v1 CLI: restore the file from a copy and trust the session
+          only before the reported line.""",
+        example=(
+            "Input `s.jsonl`, line 3:\n"
+            "\n"
+            "```text\n"
+            "[]\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA151 v1-invalid-line [line 3, byte 367]: the line is an array, not a JSON "
+            "object\n"
+            "```"
+        ),
     ),
     _rule(
         "SA152",
@@ -384,6 +751,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """User messages carry string content; assistant messages the provider's chat shape with optional
           `tool_calls` and usage; tool results `tool_call_id`, string content and `toolName` (spec §15.1).""",
         formats=("tiny-agent",),
+        fix="""The message was edited or written by another tool; restore the file from a copy. The finding's
+          message names the field that does not fit the role.""",
+        example=(
+            "Input `s.jsonl`, line 3 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…"message":{"role":"user","content":3},"timestamp":"2026-11-29T21:41:07.273Z'
+            '"}\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA152 v1-invalid-message [line 3, byte 367, /message/content]: a user "
+            "message's content is the number 3, not a string\n"
+            "```"
+        ),
     ),
     _rule(
         "SA153",
@@ -394,6 +779,26 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The v1 CLI runs the calls of one assistant message strictly in order and writes each result after
           its tool ran, so results appear in call order and only while calls are unanswered.""",
         formats=("tiny-agent",),
+        fix="""Results were lost, duplicated or reordered: restore the file from a copy; the transcript
+          before the reported line is trustworthy.""",
+        example=(
+            "Input `s.jsonl`, line 4 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…"message":{"role":"tool","tool_call_id":"call_1_deploy","content":"ok"},'
+            '"toolName":"bash",…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA153 v1-tool-result-out-of-order [line 4, byte 878, "
+            '/message/tool_call_id]: a tool result for "call_1_deploy" before call read '
+            "(call_0_read): the CLI runs the calls of an answer in order and writes each result "
+            "after its tool ran; the turn state is not trustworthy from this line on\n"
+            "```"
+        ),
     ),
     _rule(
         "SA154",
@@ -406,6 +811,25 @@ _CORE_RULES: tuple[Rule, ...] = (
           before any user message, after a final answer or after an abort); anything else means lost or
           reordered lines.""",
         formats=("tiny-agent",),
+        fix="""Lines were lost or reordered between turns: restore the file from a copy; do not continue the
+          v1 session, since the model would see an illegal transcript.""",
+        example=(
+            "Input `s.jsonl`, line 5 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '{"type":"message","message":{"role":"assistant","content":"Done."},"usage'
+            '":{"input":176,"…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA154 v1-message-out-of-turn [line 5, byte 820]: an assistant message after "
+            "the user aborted call read (call_0_read) at line 4; the CLI ends the turn after an "
+            "abort; the turn state is not trustworthy from this line on\n"
+            "```"
+        ),
     ),
     _rule(
         "SA155",
@@ -416,6 +840,25 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The v1 CLI writes fixed texts: `Operation aborted`, `Operation aborted before execution` (no final
           period) and the truncation text; a near miss suggests another writer or an edit.""",
         formats=("tiny-agent",),
+        fix="""Check whether another tool or a person wrote the result; if the file is otherwise intact
+          nothing needs repairing, but keep its provenance in mind.""",
+        example=(
+            "Input `s.jsonl`, line 5 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…call_id":"call_1_deploy","content":"deployed"},"toolName":"bash","timestamp'
+            '":"2026-11-29T2…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA155 v1-synthetic-text-mismatch [line 5, byte 1039, /message/content]: "
+            "call 1 (call_1_deploy) comes after the call aborted at line 4 and should read "
+            '"Operation aborted before execution", found "deployed"\n'
+            "```"
+        ),
     ),
     _rule(
         "SA156",
@@ -426,6 +869,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Usage on assistant messages and compactions is `{input, output, cacheRead, cacheWrite}`, each a
           non-negative safe integer, and running totals stay ≤ 2^53−1.""",
         formats=("tiny-agent",),
+        fix="""The usage numbers were edited or written by another tool: restore the file from a copy; token
+          totals for this session cannot be trusted.""",
+        example=(
+            "Input `s.jsonl`, line 3 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…ne."},"usage":{"input":1,"output":-1,"cacheRead":0.5,"cacheWrite":0,"x":0}'
+            ',"timestamp":"20…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA156 v1-invalid-usage [line 3, byte 367, /usage/output]: usage.output is "
+            "the number -1, not a non-negative safe integer\n"
+            "```"
+        ),
     ),
     _rule(
         "SA157",
@@ -436,6 +897,25 @@ _CORE_RULES: tuple[Rule, ...] = (
         """`{type:"compaction", summary, compactedMessages, keptMessages, usage}` with a string summary and
           non-negative integer counts that fit the messages recorded so far.""",
         formats=("tiny-agent",),
+        fix="""Restore the compaction line from a copy; without a valid compaction the messages the model saw
+          afterwards cannot be reconstructed.""",
+        example=(
+            "Input `s.jsonl`, line 9 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…summary":"So far: cart.","compactedMessages":2,"keptMessages":2,"usage":{"inp'
+            'ut":176,"outp…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA157 v1-invalid-compaction [line 9, byte 1468, /compactedMessages]: "
+            "compactedMessages 2 + keptMessages 2 = 4, but the model context held 5 messages here "
+            "(the message lines since the start, or since the last compaction, which counts as one)\n"
+            "```"
+        ),
     ),
     _rule(
         "SA158",
@@ -446,6 +926,25 @@ _CORE_RULES: tuple[Rule, ...] = (
         """`{type:"interruption", phase:"model"|"tool"|"compact", toolCallId?, reason:"escape"}`, with
           `toolCallId` exactly for phase `tool`.""",
         formats=("tiny-agent",),
+        fix="""Restore the line from a copy; an interruption must name its phase, and `toolCallId` exactly
+          when the phase is `tool`.""",
+        example=(
+            "Input `s.jsonl`, line 2 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '{"type":"interruption","phase":"model","reason":"escape","timestamp":"202'
+            "6-11-29T21:41:07…\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    error   SA158 v1-invalid-interruption [line 2, byte 242]: a model-phase "
+            "interruption, but no turn had started; the turn state is not trustworthy from this line "
+            "on\n"
+            "```"
+        ),
     ),
     _rule(
         "SA159",
@@ -456,6 +955,23 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The v1 reader drops empty lines, so tiny-agent itself tolerates them; its writer never
           produces one.""",
         formats=("tiny-agent",),
+        fix="""Nothing to fix: tiny-agent reads the file. Find out what added the empty line, since its
+          writer never does.""",
+        example=(
+            "Input `s.jsonl`, line 3:\n"
+            "\n"
+            "```text\n"
+            "(an empty line)\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    note    SA159 v1-blank-line [line 3, byte 367]: an empty line; tiny-agent v1's "
+            "reader skips it, but its writer never writes one\n"
+            "```"
+        ),
     ),
     # --- open work ------------------------------------------------------------------------
     _rule(
@@ -471,6 +987,9 @@ _CORE_RULES: tuple[Rule, ...] = (
           without its answer.""",
         native_code=None,
         formats=("tiny-agent", "rivumi", "half-pi"),
+        fix="""Continue the run with the source system's own recovery (tiny-agent reopens and plans it;
+          `rivumi resume`; restart the Half-Pi mind), or start a new session from `sessaudit seed PATH
+          --run RUN_ID`. Check `runs[].recovery` first: it says what is known and what will happen next.""",
     ),
     _rule(
         "SA302",
@@ -485,6 +1004,9 @@ _CORE_RULES: tuple[Rule, ...] = (
           what it did), or an unfinished request whose local tools were authorised or ran.""",
         native_code=None,
         formats=("tiny-agent", "rivumi", "half-pi"),
+        fix="""Find out by hand whether the effect happened (look at the files, repository, remote system or
+          the Hand the tool touched) before continuing; do not re-run the tool blindly. `sessaudit seed`
+          gives a fork seed that states the unknown effect explicitly.""",
     ),
     _rule(
         "SA303",
@@ -497,6 +1019,10 @@ _CORE_RULES: tuple[Rule, ...] = (
           ends in `tool.started` of a `read` effect.""",
         native_code=None,
         formats=("tiny-agent", "rivumi"),
+        fix="""tiny-agent: usually nothing, its recovery re-runs the tool into its result slot; check with
+          `--current` that the tool's declaration and environment still match, otherwise the planner
+          blocks the replay. Rivumi refuses to resume a log ending in `tool.started` (SA554): repeat the
+          read in a fork (`sessaudit seed`).""",
     ),
     _rule(
         "SA304",
@@ -509,6 +1035,25 @@ _CORE_RULES: tuple[Rule, ...] = (
           configuration must match. `--current` shows a different `configurationDigest` than the step
           that produced the call: check that the replay is still what you want.""",
         native_code=None,
+        fix="""Compare the current configuration with the step's `configurationSnapshot`; if the difference
+          matters for this tool, start a new session from `sessaudit seed` instead of letting tiny-agent
+          replay it.""",
+        example=(
+            "A run with a pending `safe` tool intent, verified with `--current current.json` whose "
+            "`configurationDigest` differs from the step's:\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  safe.jsonl\n"
+            "    warning SA304 replay-configuration-changed: run "
+            "01a029fc-5d84-7965-8bd1-799e309d6b79: tool bash (call_0_y5UBIHEYeD7p4Zdl) is replayed "
+            "although the current configurationDigest sha256:0000000000000000000000000000000000000000"
+            "000000000000000000000000 differs from sha256:2ea7e7fff2daf8f879fc5ee8e969c48c1fec5120402"
+            "5ad1b689929bb7c5e67d2, the digest of the step that called it (tiny-agent compares only "
+            "the environment and the replay declaration)\n"
+            "```"
+        ),
     ),
     # --- beyond tiny-agent's own reducer ---------------------------------------------------
     _rule(
@@ -522,6 +1067,25 @@ _CORE_RULES: tuple[Rule, ...] = (
           does not check this (spec §6, §18.5). One note per session with the count and the
           first occurrence.""",
         native_code=None,
+        fix="""Check the machine's clock (NTP, a suspended VM) around the session's time; if the clock was
+          fine, the file may be hand-made or edited and deserves a closer look.""",
+        example=(
+            "Input `s.jsonl`, line 2 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…,"content":"message 0"}},"id":"01a029fc-5d82-75eb-a6a6-a03fea7b5bf5","seq":1,'
+            '"timestamp":1…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    note    SA401 uuid7-time-skew [line 2, byte 228, seq 1, /id]: 3 fact(s) like this; "
+            "the first: fact id 01a029fc…5bf5 carries time 1787410800002, after its timestamp "
+            "1787410800001\n"
+            "```"
+        ),
     ),
     _rule(
         "SA402",
@@ -532,6 +1096,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Every tiny-agent writer derives the session id from `createdAt`, so the two agree in real
           files (spec §6).""",
         native_code=None,
+        fix="""Nothing to fix for test fixtures (they choose ids freely); for a real session, find out
+          whether the header was edited or the id reused.""",
+        example=(
+            "Input `s.jsonl`, line 1 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…nd":"header","version":2,"id":"01a029fc-5d80-73c6-869a-45b14da4f9fc","created'
+            'At":178741080…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    note    SA402 header-id-time-mismatch [line 1, byte 0, /id]: the header id carries "
+            "time 1787410800000, createdAt is 1787410800005\n"
+            "```"
+        ),
     ),
     _rule(
         "SA403",
@@ -542,6 +1124,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """tiny-agent does not order timestamps, but its writers stamp facts from one clock as they
           append; a step backwards suggests a clock change or an edited file.""",
         native_code=None,
+        fix="""Check for a clock change (NTP step, a restored VM snapshot); if none happened, compare the
+          file with a backup, since lines may have been moved.""",
+        example=(
+            "Input `s.jsonl`, line 3 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…ad":1024,"cacheWrite":0},"timestamp":"2026-11-29T21:41:07.255Z"}\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA403 timestamp-backwards [line 3, byte 367, /timestamp]: the timestamp is "
+            "8 ms earlier than the previous line's; the v1 CLI stamps lines from one clock as it "
+            "appends them\n"
+            "```"
+        ),
     ),
     _rule(
         "SA404",
@@ -551,6 +1151,23 @@ _CORE_RULES: tuple[Rule, ...] = (
         "A fact is stamped before the session's `createdAt`.",
         """Allowed by the reducer, impossible for a live writer with a steady clock.""",
         native_code=None,
+        fix="""Check the clock of the machine that wrote the session; a fact older than its session suggests
+          a copied header or an edited timestamp.""",
+        example=(
+            "Input `s.jsonl`, line 3 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…ad":1024,"cacheWrite":0},"timestamp":"2026-11-29T21:41:07.255Z"}\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    note    SA404 timestamp-before-creation [line 3, byte 367, /timestamp]: 1 line(s) "
+            "are stamped before the header's createdAt, first line 3\n"
+            "```"
+        ),
     ),
     _rule(
         "SA410",
@@ -562,6 +1179,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           accepted with a pending `toolStarted` or an open attempt. The design expects open work to
           be closed first; a pending tool's outcome stays unknown.""",
         native_code=None,
+        fix="""Treat the pending tool's outcome as unknown: check what it did before trusting the run's
+          result, and fix the writer that finished the run without closing its work first.""",
     ),
     _rule(
         "SA411",
@@ -572,6 +1191,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         """tiny-agent accepts a late result for a still-pending tool after `operationFinished`
           (spec §14); the run's recorded outcome did not know it.""",
         native_code=None,
+        fix="""Read the late result: the run's recorded outcome was decided without it. If it changes the
+          picture, re-run the task in a new session with the result in context.""",
     ),
     _rule(
         "SA412",
@@ -582,6 +1203,27 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The design appends a `truncated` synthetic result for every call before finishing; without
           them the next user message would be an illegal transcript (spec §14).""",
         native_code=None,
+        fix="""The run is finished, so no recovery will answer those calls: before another user turn the
+          session needs a `truncated` synthetic result (the fixed text of spec §8.5) for each of them,
+          otherwise the next turn is illegal. Start the next task in a new session, and report the writer
+          that finished the run without them.""",
+        example=(
+            "Input `s.jsonl`, line 5 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…n","outcome":"completed","completion":"truncated","finalEntryId":"01a029fc-'
+            "664f-7e95-9960-…\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA412 truncated-without-synthetics [line 5, byte 2640, seq 6, "
+            "/record/completion]: run completed as truncated while call(s) 0 of its length answer "
+            "have no truncated result\n"
+            "```"
+        ),
     ),
     _rule(
         "SA413",
@@ -592,6 +1234,25 @@ _CORE_RULES: tuple[Rule, ...] = (
         """`runStarted.inputEntryId` may name an older user entry, even one an earlier run consumed;
           the reducer accepts it (spec §14), the design does not.""",
         native_code=None,
+        fix="""Check which user message the run really answered; the writer should start each run from the
+          newest unused user entry.""",
+        example=(
+            "Input `s.jsonl`, line 7 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…c","operationKind":"run","inputEntryId":"01a029fc-5d84-793f-8d30-b6a003cc0f27"'
+            '},"id":"01a0…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA413 input-entry-reused [line 7, byte 2808, seq 7, /record/inputEntryId]: "
+            "run input 01a029fc…0f27 is not the newest unused user entry: an earlier run already "
+            "used it\n"
+            "```"
+        ),
     ),
     _rule(
         "SA414",
@@ -602,6 +1263,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """`abortRequested` with phase `compact` on a run (or `model`/`tool` on a compaction), an empty
           `toolCallId`, or a `toolCallId` naming no call is accepted by the reducer (spec §14).""",
         native_code=None,
+        fix="""Check the writer that recorded the abort: its phase or `toolCallId` does not match the open
+          work, so reconciliation may close the wrong call.""",
+        example=(
+            "Input `s.jsonl`, line 3 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…9","operationKind":"run","phase":"compact","reason":"escape"},"id":"01a'
+            "029fc-5d86-7181-936…\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA414 abort-record-mismatch [line 3, byte 655, seq 3, /record]: abort "
+            "request: phase compact on a run\n"
+            "```"
+        ),
     ),
     _rule(
         "SA415",
@@ -612,6 +1291,25 @@ _CORE_RULES: tuple[Rule, ...] = (
         """`toolStarted.arguments` are the effective arguments and are not compared with the
           assistant's `arguments` text by the reducer (spec §14); a difference is worth a look.""",
         native_code=None,
+        fix="""Compare the two argument sets: the tool ran with `toolStarted.arguments`, not what the model
+          asked for. Make sure the difference was intended (e.g. a normalised path).""",
+        example=(
+            "Input `s.jsonl`, line 5 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…HcL24","toolName":"read","arguments":{"path":"other.js"},"replay":"safe"'
+            ',"replayKey":"buil…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    note    SA415 arguments-differ-from-call [line 5, byte 2775, seq 6, "
+            '/record/arguments]: tool "read" ("call_0_vUraHZJrzLCHcL24") started with arguments '
+            "that differ from the call's arguments\n"
+            "```"
+        ),
     ),
     _rule(
         "SA416",
@@ -621,6 +1319,25 @@ _CORE_RULES: tuple[Rule, ...] = (
         "A tool intent names another environment than the session header.",
         """`toolStarted.environmentIdentity` is not compared with the header (spec §14).""",
         native_code=None,
+        fix="""Check that the tool ran in the intended environment (container, machine); a replay may be
+          blocked or run elsewhere.""",
+        example=(
+            "Input `s.jsonl`, line 5 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…ayKey":"builtin:read:v1","environmentIdentity":"/elsewhere","resultEntryId":"'
+            "01a029fc-6624…\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    note    SA416 environment-differs-from-header [line 5, byte 2775, seq 6, "
+            '/record/environmentIdentity]: tool intent environment "/elsewhere" differs from the '
+            'header\'s "/home/dev/shop"\n'
+            "```"
+        ),
     ),
     _rule(
         "SA417",
@@ -631,6 +1348,25 @@ _CORE_RULES: tuple[Rule, ...] = (
         """The reducer does not cross-check `compactedThroughEntryId`/`retainedTail` with
           `compactedEntryIds`/`retainedEntryIds` (spec §14).""",
         native_code=None,
+        fix="""The compaction summary may cover other messages than declared: restore the file from a copy or
+          re-run the compaction in a new session before relying on its summary.""",
+        example=(
+            "Input `s.jsonl`, line 12 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…e81","summary":"summary","compactedThroughEntryId":"01a029fc-5f4f-7fe3-b566-818'
+            '9469d3e78",…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA417 compaction-partition-mismatch [line 12, byte 7304, seq 15, "
+            "/0/entry/compactedThroughEntryId]: compactedThroughEntryId 01a029fc…3e78 and 2 retained "
+            "message(s) differ from the declared partition (last compacted 01a029fc…bd8f, 1 retained)\n"
+            "```"
+        ),
     ),
     _rule(
         "SA418",
@@ -641,6 +1377,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """Allowed by the reducer (spec §10, §14); it may double count or record spend the transcript
           does not show.""",
         native_code=None,
+        fix="""Nothing to fix in the log; when reporting costs, count this attempt's usage once and remember
+          it paid for an answer the transcript does not show.""",
+        example=(
+            "Input `s.jsonl`, line 5 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…mestamp":1787410801022},{"kind":"usage","operationId":"01a029fc-5d82-74a8-84a5-'
+            "e6ffbbeb508…\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    note    SA418 usage-on-closed-attempt [line 5, byte 3241, seq 6, /1/attemptId]: "
+            "usage recorded for a superseded attempt 1\n"
+            "```"
+        ),
     ),
     _rule(
         "SA419",
@@ -652,6 +1406,25 @@ _CORE_RULES: tuple[Rule, ...] = (
           answer, or `unknownTool` for a tool the attempt's configuration declared; the reducer does
           not check this (spec §8.4).""",
         native_code=None,
+        fix="""Check the writer that produced the synthetic result: its reason misdescribes why the tool did
+          not run, which can mislead a person reading the transcript.""",
+        example=(
+            "Input `s.jsonl`, line 5 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…ult":{"type":"synthetic","reason":"aborted"}},"id":"01a029fc-64c7-7ee2-a951'
+            '-0a10b1abac56",…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA419 synthetic-reason-unexpected [line 5, byte 2656, seq 6, "
+            '/entry/result/reason]: synthetic result for call 0 ("call_0_jyhsdatocn1d61-K"): '
+            "aborted without an abort request\n"
+            "```"
+        ),
     ),
     _rule(
         "SA420",
@@ -661,6 +1434,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         "Tool calls were started out of `toolIndex` order.",
         """The design starts calls in index order; the reducer does not enforce it (spec §9.5).""",
         native_code=None,
+        fix="""Nothing to fix in the log; if the order of effects matters (tools that depend on each other),
+          check the outcome of each call.""",
     ),
     _rule(
         "SA421",
@@ -671,6 +1446,24 @@ _CORE_RULES: tuple[Rule, ...] = (
         """After `abortRequested` the design reconciles instead of starting tools; the reducer accepts
           the intent (spec §9.5).""",
         native_code=None,
+        fix="""Check whether the tool ran after the user asked to stop; treat its effect as one the user did
+          not want, and fix the writer so it reconciles instead.""",
+        example=(
+            "Input `s.jsonl`, line 6 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…-7741-8a83-2be310d3cf3f","toolIndex":1,"toolCallId":"call_1__2WlFkKAve-Tnmo6","'
+            'toolName":"…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            '    warning SA421 intent-after-abort [line 6, byte 3036, seq 7, /record]: tool "bash" '
+            '("call_1__2WlFkKAve-Tnmo6") was started after the abort request\n'
+            "```"
+        ),
     ),
     _rule(
         "SA422",
@@ -681,6 +1474,26 @@ _CORE_RULES: tuple[Rule, ...] = (
         """`stepAttempt` checks only pending intents, so a step may start while a call is untouched;
           the next assistant message can then never be legal (spec §12.3).""",
         native_code=None,
+        fix="""The untouched call can no longer get a legal result in this session: continue in a new
+          session from `sessaudit seed`, and report the writer that started the step without answering
+          every call first.""",
+        example=(
+            "Input `s.jsonl`, line 7 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…-7eaa-9468-8370590ad570","stepKind":"assistant","attempt":1,"contextThroughEntr'
+            'yId":"01a02…\n'
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA422 step-started-with-untouched-call [line 7, byte 3661, seq 8, /record]: "
+            "a new step started while call(s) 1 of the previous answer have no intent and no result; "
+            "the next answer cannot be legal\n"
+            "```"
+        ),
     ),
     _rule(
         "SA423",
@@ -694,6 +1507,25 @@ _CORE_RULES: tuple[Rule, ...] = (
           them, so `["sha256:…"]` passes for the digest it spells. Writers never emit such values, and
           readers that compare types reject them: the implementations disagree about this file.""",
         native_code=None,
+        fix="""Rewrite the value as a plain string on a copy and verify it again, and find the tool that
+          wrote it; readers that compare types (tiny-agent's Python reducer) refuse the file.""",
+        example=(
+            "Input `s.jsonl`, line 3 (excerpt):\n"
+            "\n"
+            "```text\n"
+            '…0da788a5f36a95ee2f6e18"},"configurationDigest":["sha256:2ea7e7fff2daf8f879fc5ee8e96'
+            "9c48c1f…\n"
+            "```\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  s.jsonl\n"
+            "    warning SA423 string-coerced-field [line 3, byte 655, seq 3, "
+            "/record/configurationDigest]: configurationDigest is an array of 1, accepted as the "
+            'string "sha256:2ea7e7fff2daf8f879fc5ee8e969c48c1fec51204025ad1b68…"\n'
+            "```"
+        ),
     ),
 )
 

@@ -34,10 +34,31 @@ def seed_document(seed: Seed) -> dict[str, object]:
 
 
 def write_report_seeds(report: Report, directory: Path) -> list[WrittenSeed]:
-    """Write one file per seed; raises SeedClash (before writing the clashing file) on a different file."""
+    """Write one file per seed; raises SeedClash (before writing the clashing file) on a different file.
+
+    Two copies of the same log in one walk (a backup beside the original) give the same name, since the
+    name holds the session, the run and the bytes' digest: their seeds differ only in `source.path`, so
+    the first copy's file stands for both rather than making the audit fail."""
     written: list[WrittenSeed] = []
+    named: dict[str, tuple[Path, dict[str, object]]] = {}
     for source_path, run_id, seed in report_seeds(report):
         name = seed_file_name(seed.session_id, run_id, seed.source.sha256)
-        path, fresh = write_seed(directory, name, seed_document(seed))
+        document = seed_document(seed)
+        earlier = named.get(name)
+        if earlier is not None and _same_but_path(earlier[1], document):
+            written.append(WrittenSeed(source_path, run_id, earlier[0], False))
+            continue
+        path, fresh = write_seed(directory, name, document)
+        named[name] = (path, document)
         written.append(WrittenSeed(source_path, run_id, path, fresh))
     return written
+
+
+def _same_but_path(first: dict[str, object], second: dict[str, object]) -> bool:
+    def without_path(document: dict[str, object]) -> dict[str, object]:
+        source = document.get("source")
+        if isinstance(source, dict):
+            return {**document, "source": {**source, "path": None}}
+        return document
+
+    return without_path(first) == without_path(second)

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any, NoReturn
 
+from sessaudit.fastjson import SLOW, fast_decode
+
 # Python's C decoder recurses once per nesting level and its limit depends on how deep the caller already
 # is; a fixed limit well below sys.getrecursionlimit() makes the verdict the same wherever we are called
 # from, and leaves headroom for the recursive consumers of the decoded value.
@@ -19,6 +21,8 @@ DUPLICATE_KEY = "SA107"
 INVALID_UTF8 = "SA102"
 LONE_SURROGATE_ESCAPE = "SA108"
 MALFORMED_JSON = "SA106"
+# Nesting past MAX_DEPTH is a resource limit (sessaudit.limits), not a verdict on the JSON: unreadable.
+NESTING_TOO_DEEP = "SA011"
 UTF8_ENCODED_SURROGATE = "SA103"
 
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
@@ -90,7 +94,18 @@ def decode_line(data: bytes, *, strip_bom: bool = False) -> Any:
     line (SA104), CR before the LF (SA105), then strict JSON (SA106, duplicate keys SA107, escaped lone
     surrogates SA108). `strip_bom` drops a leading EF BB BF first, as tiny-agent's TypeScript reader
     does; columns still count from the line's first byte.
+
+    orjson decodes first (sessaudit.fastjson); a line it cannot prove strictly valid takes
+    decode_line_exact, which gives the same value or the exact LineProblem.
     """
+    value = fast_decode(data[3:] if strip_bom and data[:3] == _BYTE_ORDER_MARK else data, MAX_DEPTH)
+    if value is not SLOW:
+        return value
+    return decode_line_exact(data, strip_bom=strip_bom)
+
+
+def decode_line_exact(data: bytes, *, strip_bom: bool = False) -> Any:
+    """decode_line without the fast path: the reference the fast path is tested against."""
     column_base = 0
     if strip_bom and data[:3] == _BYTE_ORDER_MARK:
         data = data[3:]
@@ -204,8 +219,9 @@ def _locate(text: str, column_base: int) -> LineProblem:
         return problem
     # Only reachable when the C decoder hit Python's recursion limit below MAX_DEPTH (a deep caller).
     return LineProblem(
-        MALFORMED_JSON,
-        f"nesting depth {_nesting_depth(text)} is too deep for Python to decode here",
+        NESTING_TOO_DEEP,
+        f"nesting depth {_nesting_depth(text)} is too deep for Python to decode here; the line is not "
+        "verified",
         column_base,
     )
 
@@ -266,9 +282,9 @@ class _Locator:
             if character in ("{", "["):
                 if len(stack) >= MAX_DEPTH:
                     self.fail(
-                        MALFORMED_JSON,
-                        f"arrays and objects are nested {_nesting_depth(text)} deep; "
-                        f"the limit is {MAX_DEPTH}",
+                        NESTING_TOO_DEEP,
+                        f"arrays and objects are nested {_nesting_depth(text)} deep; sessaudit's limit is "
+                        f"{MAX_DEPTH} (fixed), so the line is not verified",
                         index,
                         pointer,
                     )

@@ -9,6 +9,7 @@ from typing import Any
 
 from sessaudit.current import CurrentSource
 from sessaudit.formats.half_pi.claims import Claim
+from sessaudit.limits import DEFAULT_LIMITS, Limits
 from sessaudit.model import Finding, Session
 
 
@@ -46,6 +47,7 @@ class VerifyOptions:
     fork_sequence: int | None = None  # `sessaudit seed --sequence N`
     claims: tuple[Claim, ...] = ()  # `--claims FILE`, parsed
     claims_path: str | None = None
+    limits: Limits = DEFAULT_LIMITS  # `--max-line-bytes` and the other resource limits (sessaudit.limits)
 
 
 DEFAULT_OPTIONS = VerifyOptions()

@@ -11,6 +11,7 @@ from sessaudit.reporters.github import render_github
 from sessaudit.reporters.json import render_json
 from sessaudit.reporters.junit import render_junit
 from sessaudit.reporters.sarif import render_sarif
+from sessaudit.reporters.timing import AuditTimes
 
 
 class OutputFormat(StrEnum):
@@ -30,3 +31,12 @@ RENDERERS: dict[OutputFormat, Renderer] = {
     OutputFormat.JUNIT: render_junit,
     OutputFormat.GITHUB: render_github,
 }
+
+
+def render(output_format: OutputFormat, report: Report, times: AuditTimes | None = None) -> str:
+    """`report` in `output_format`; `times` (`--timestamps`) reach the formats with a place for them."""
+    if output_format is OutputFormat.SARIF:
+        return render_sarif(report, times)
+    if output_format is OutputFormat.JUNIT:
+        return render_junit(report, times)
+    return RENDERERS[output_format](report)

@@ -16,7 +16,11 @@ from rich.text import Text
 from sessaudit.model import Finding, Report, Run, Source
 from sessaudit.verdicts import Severity, Verdict
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# C0, DEL, C1 (U+009B is a one-byte CSI), line/paragraph separators, bidi marks, overrides and isolates
+# ("Trojan Source"), lone surrogates (a log's invalid bytes or escapes; unprintable as UTF-8)
+_CONTROL = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 _VERDICT_STYLE = {
     Verdict.CLEAN: "green",
     Verdict.REPAIRABLE: "cyan",
@@ -268,4 +272,6 @@ def _summary_line(report: Report) -> Text:
         f"; findings: {counts.get('error', 0)} error(s), {counts.get('warning', 0)} warning(s), "
         f"{counts.get('note', 0)} note(s)"
     )
+    if report.baseline is not None:  # baselined findings are not listed; say how many there were
+        text.append(f"; {len(report.baseline.matched)} baselined in {safe(report.baseline.path)}")
     return text

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from sessaudit.model import Finding, Report
+from sessaudit.reporters.console import safe
 from sessaudit.reporters.junit import details, owns, place
 from sessaudit.verdicts import Severity
 
@@ -13,8 +16,10 @@ LEVELS = (Severity.ERROR, Severity.WARNING, Severity.NOTE)
 
 
 def escape_data(text: str) -> str:
-    """A command's message, escaped as the Actions runner unescapes it (`%`, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message, escaped as the Actions runner unescapes it (`%`, CR, LF); any other control
+    character, bidi override or lone surrogate from a log is shown escaped (`\\x1b`), never raw in the
+    job log (which renders ANSI sequences)."""
+    return safe(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:
@@ -55,14 +60,18 @@ def render_github(report: Report) -> str:
     shown = ", ".join(f"{counts.get(level.value, 0)} {level.value}" for level in LEVELS)
     hidden = sum(max(0, counts.get(level.value, 0) - ANNOTATIONS_PER_LEVEL) for level in LEVELS)
     tail = f"; {hidden} not annotated (GitHub shows 10 per level), see the step summary" if hidden else ""
+    if report.baseline is not None:
+        tail += f"; {len(report.baseline.matched)} baselined, not annotated"
     lines.append(f"sessaudit: {len(report.sources)} sources, findings: {shown}{tail}")
     return "\n".join(lines) + "\n"
 
 
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell: no pipes, no line breaks, no HTML."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-    return " ".join(escaped.split())
+    """Text safe inside a Markdown table cell: no pipes, no line breaks, no HTML, no control characters,
+    and no link or image syntax (an image from a log would make the reader's browser fetch a URL)."""
+    escaped = safe(" ".join(text.split()))
+    escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\\[\]|])", r"\\\1", escaped)  # `[`, `]`: no link or image; `\\`: no unescaping
 
 
 def render_github_summary(report: Report) -> str:

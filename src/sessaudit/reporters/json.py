@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from sessaudit.model import Report, Seed
+from sessaudit.outputsafety import json_safe
 
 
 def report_document(report: Report) -> dict[str, Any]:
@@ -15,7 +16,7 @@ def report_document(report: Report) -> dict[str, Any]:
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report_document(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(report_document(report), indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
 
 
 REPORT_SCHEMA_FILE = "report.v1.schema.json"

@@ -7,15 +7,25 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 
 from sessaudit.model import Finding, Report, Source
+from sessaudit.reporters.timing import AuditTimes, junit_time
 from sessaudit.verdicts import Severity
 
 OTHER_SUITE = "sessaudit"
-# characters XML 1.0 cannot carry at all, even escaped
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# characters XML 1.0 cannot carry at all, even escaped; then CR, DEL, C1 controls and bidi controls, which
+# XML carries but which would reach a terminal or a CI page raw
+_NOT_XML = re.compile(
+    "[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+    "|[\r\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 
 
 def xml_safe(text: str) -> str:
-    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return _NOT_XML.sub(
+        lambda match: (
+            f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100 else f"\\u{ord(match.group()):04x}"
+        ),
+        text,
+    )
 
 
 def owns(source: Source, path: str | None) -> bool:
@@ -88,7 +98,9 @@ def _close(suite: ElementTree.Element, failures: int) -> tuple[int, int]:
     return tests, failures
 
 
-def render_junit(report: Report) -> str:
+def render_junit(report: Report, times: AuditTimes | None = None) -> str:
+    """`times` (`--timestamps`): every testsuite gets the audit's start as `timestamp` (UTC), the root the
+    audit's duration as `time`; without it the document is a function of the report alone."""
     root = ElementTree.Element("testsuites", {"name": "sessaudit"})
     findings = sorted(report.findings, key=Finding.sort_key)
     claimed: set[int] = set()
@@ -134,6 +146,10 @@ def render_junit(report: Report) -> str:
     root.set("tests", str(totals[0]))
     root.set("failures", str(totals[1]))
     root.set("errors", "0")
+    if times is not None:
+        root.set("time", f"{times.seconds:.3f}")
+        for suite in root.findall("testsuite"):
+            suite.set("timestamp", junit_time(times.start))
     ElementTree.indent(root)
     body = ElementTree.tostring(root, encoding="unicode")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
+from sessaudit.baseline import ABSENT_RULE
+from sessaudit.fingerprints import FINGERPRINT_KEY, artifact_uri, fingerprint
 from sessaudit.model import Finding, Report
+from sessaudit.outputsafety import json_safe
+from sessaudit.reporters.timing import AuditTimes, sarif_time
 from sessaudit.rulebase import Rule
 from sessaudit.rules import RULES, find_rule
 from sessaudit.verdicts import Verdict
@@ -20,49 +20,15 @@ SARIF_SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 RULES_DOC = "docs/rules.md"
-FINGERPRINT_KEY = "sessauditFinding/v1"
-_DIGITS = re.compile(r"[0-9]+")
+__all__ = ["FINGERPRINT_KEY", "artifact_uri", "fingerprint", "render_sarif", "sarif_document"]
 
 
-def help_uri(code: str) -> str:
-    """The rule's section of the generated rule page, as a repository-relative URI reference."""
+def rule_page(code: str) -> str:
+    """The rule's section of the generated rule page, as a reference relative to the sessaudit sources.
+
+    It goes into the rule's `help`, never into `helpUri`: SARIF (§3.49.12) wants an absolute URI there and
+    sessaudit has no canonical web address; `sessaudit rules CODE` prints the same text anywhere."""
     return f"{RULES_DOC}#{code.lower()}"
-
-
-def artifact_uri(path: str, base: Path | None = None) -> str:
-    """A finding's path as a URI reference: relative to the working directory with POSIX separators and
-    percent-encoded; a path outside the working directory becomes an absolute `file://` URI."""
-    posix = path.replace(os.sep, "/")
-    if not PurePosixPath(posix).is_absolute() and not os.path.isabs(path):
-        # every reserved character is encoded (":" too, so a first segment never reads as a scheme)
-        return quote(posix, safe="/")
-    working = (base or Path.cwd()).resolve()
-    absolute = Path(path).resolve()
-    try:
-        return quote(absolute.relative_to(working).as_posix(), safe="/")
-    except ValueError:
-        return absolute.as_uri()
-
-
-def fingerprint(item: Finding, uri: str) -> str:
-    """A fingerprint stable across runs and across growth of the log elsewhere: the rule, the artifact,
-    the session, the finding's anchor (seq, else table/rowid, else JSON pointer, else line), and the message
-    with whitespace collapsed and every run of digits replaced by `#` (offsets and counts inside a message
-    move when a log grows; the anchor already pins the place)."""
-    location = item.location
-    if location.seq is not None:
-        anchor = f"seq={location.seq}"
-    elif location.table is not None or location.rowid is not None:
-        anchor = f"row={location.table}/{location.rowid}"
-    elif location.pointer is not None:
-        anchor = f"pointer={location.pointer}"
-    elif location.line is not None:
-        anchor = f"line={location.line}"
-    else:
-        anchor = ""
-    message = _DIGITS.sub("#", " ".join(item.message.split()))
-    parts = (item.rule, uri, location.session_id or "", anchor, message)
-    return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()
 
 
 def _text(value: str) -> dict[str, str]:
@@ -70,7 +36,8 @@ def _text(value: str) -> dict[str, str]:
 
 
 def _rule_descriptor(entry: Rule) -> dict[str, Any]:
-    uri = help_uri(entry.code)
+    page = rule_page(entry.code)
+    where = f"see {page} in the sessaudit sources, or run `sessaudit rules {entry.code}`"
     properties: dict[str, Any] = {"tags": sorted(entry.formats) or ["input"]}
     if entry.verdict is not None:
         properties["verdict"] = entry.verdict.value
@@ -82,10 +49,11 @@ def _rule_descriptor(entry: Rule) -> dict[str, Any]:
         "shortDescription": _text(entry.summary),
         "fullDescription": _text(entry.doc),
         "help": {
-            "text": f"{entry.summary} {entry.doc} See {uri}.",
-            "markdown": f"**{entry.summary}**\n\n{entry.doc}\n\n[{entry.code} {entry.name}]({uri})",
+            "text": f"{entry.summary} {entry.doc} How to fix: {entry.fix} "
+            f"{entry.code} {entry.name}: {where}.",
+            "markdown": f"**{entry.summary}**\n\n{entry.doc}\n\n**How to fix.** {entry.fix}\n\n"
+            f"{entry.code} `{entry.name}`: {where}.",
         },
-        "helpUri": uri,
         "defaultConfiguration": {"level": entry.severity.value},
         "properties": properties,
     }
@@ -191,18 +159,48 @@ def _notifications(report: Report, base: Path | None) -> list[dict[str, Any]]:
     return notes
 
 
-def sarif_document(report: Report, base: Path | None = None) -> dict[str, Any]:
-    """The SARIF log of `report`; artifact URIs relative to `base` (default: the working directory)."""
+def _baseline_states(report: Report) -> list[tuple[Finding, str | None]]:
+    """Results in report order with their SARIF `baselineState` (§3.27.24) when a baseline was given:
+    findings the baseline holds are `unchanged` (and suppressed externally, so they gate nothing), SA020
+    notes stand for baseline findings that are `absent`, every other finding is `new`."""
+    if report.baseline is None:
+        return [(item, None) for item in sorted(report.findings, key=Finding.sort_key)]
+    states: list[tuple[Finding, str | None]] = [
+        (item, "absent" if item.rule == ABSENT_RULE else "new") for item in report.findings
+    ]
+    states += [(item, "unchanged") for item in report.baseline.matched]
+    return sorted(states, key=lambda pair: pair[0].sort_key())
+
+
+def sarif_document(
+    report: Report, base: Path | None = None, times: AuditTimes | None = None
+) -> dict[str, Any]:
+    """The SARIF log of `report`; artifact URIs relative to `base` (default: the working directory); the
+    invocation's start and end times only when `times` is given (`--timestamps`)."""
     index = {entry.code: position for position, entry in enumerate(RULES)}
     fingerprints: dict[str, int] = {}
     results = []
-    for item in sorted(report.findings, key=Finding.sort_key):
+    for item, state in _baseline_states(report):
         uri = artifact_uri(item.location.path, base) if item.location.path is not None else None
-        results.append(_result(item, index, uri, fingerprints))
+        result = _result(item, index, uri, fingerprints)
+        if state is not None:
+            result["baselineState"] = state
+        if state == "unchanged" and report.baseline is not None:
+            result["suppressions"] = [
+                {
+                    "kind": "external",
+                    "status": "accepted",
+                    "justification": f"in the baseline {report.baseline.path}",
+                }
+            ]
+        results.append(result)
     notifications = _notifications(report, base)
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
+    if times is not None:
+        invocation["startTimeUtc"] = sarif_time(times.start)
+        invocation["endTimeUtc"] = sarif_time(times.end)
     return {
         "$schema": SARIF_SCHEMA_URI,
         "version": SARIF_VERSION,
@@ -223,5 +221,6 @@ def sarif_document(report: Report, base: Path | None = None) -> dict[str, Any]:
     }
 
 
-def render_sarif(report: Report) -> str:
-    return json.dumps(sarif_document(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+def render_sarif(report: Report, times: AuditTimes | None = None) -> str:
+    document = sarif_document(report, times=times)
+    return json_safe(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"

@@ -40,8 +40,8 @@ def source_batch(
 ) -> Batch:
     source_id = source_id_of(real_path)
     _merge_pending_effects(source, extraction)
-    times = [row.timestamp for row in extraction.facts if row.timestamp is not None]
-    batch = Batch(facts=extraction.facts, usage=extraction.usage)
+    bounds = extraction.bounds
+    batch = Batch(facts=extraction.facts, usage=extraction.usage)  # those not spilled already
     batch.sources.append(
         SourceRow(
             source_id,
@@ -55,17 +55,17 @@ def source_batch(
             source.evidence_unchanged,
             source.verdict.value,
             len(source.sessions),
-            len(extraction.facts),
+            extraction.facts_loaded,
             extraction.complete,
-            min(times, default=None),
-            max(times, default=None),
+            min((first for first, _ in bounds.values()), default=None),
+            max((last for _, last in bounds.values()), default=None),
             to_json(source.native),
             stamp.version,
             stamp.loaded_at,
         )
     )
-    counted = _counted_facts(source, extraction)
-    bounds = _time_bounds(extraction)
+    # loaded facts per session, counted as the report counts `facts` (Half-Pi: its message rows)
+    counted = extraction.messages if source.format == "half-pi" else extraction.counted
     for session in source.sessions:
         first, last = bounds.get(session.session_id, (None, None))
         batch.sessions.append(_session_row(source, source_id, session, extraction, counted, first, last))
@@ -75,27 +75,6 @@ def source_batch(
     batch.tool_calls.extend(_call_row(source_id, draft) for draft in extraction.calls)
     batch.findings.extend(_finding_row(source_id, item) for item in findings)
     return batch
-
-
-def _counted_facts(source: Source, extraction: Extraction) -> Counter[str | None]:
-    """Loaded facts per session, counted as the report counts `facts` (Half-Pi: its message rows)."""
-    if source.format == "half-pi":
-        return Counter(row.session_id for row in extraction.facts if row.kind == "messages")
-    return Counter(row.session_id for row in extraction.facts)
-
-
-def _time_bounds(extraction: Extraction) -> dict[str | None, tuple[int, int]]:
-    """The earliest and latest fact timestamp of each session."""
-    bounds: dict[str | None, tuple[int, int]] = {}
-    for row in extraction.facts:
-        moment = row.timestamp
-        if moment is None:
-            continue
-        found = bounds.get(row.session_id)
-        bounds[row.session_id] = (
-            (moment, moment) if found is None else (min(found[0], moment), max(found[1], moment))
-        )
-    return bounds
 
 
 def _session_row(

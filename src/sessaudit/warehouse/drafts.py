@@ -4,6 +4,8 @@ still to be joined with the report (recovery conditions, pending effects), and p
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -69,16 +71,35 @@ class SessionDetails:
     header: str | None = None  # a tiny-agent header line, as JSON text
 
 
+Spill = Callable[[list[FactRow], list[LedgerRow], int], None]
+
+
 @dataclass(slots=True)
 class Extraction:
-    """Everything loaded from one source's records (its verified prefix when it is corrupt)."""
+    """Everything loaded from one source's records (its verified prefix when it is corrupt).
 
-    facts: list[FactRow] = field(default_factory=list)
-    usage: list[LedgerRow] = field(default_factory=list)
+    Facts and ledger rows go through `add_fact`/`add_usage`. With a `spill` they leave in bounded batches
+    (`spill_rows` rows or `spill_bytes` of payload, whichever comes first) as they are made, and only what a
+    source's summary rows need stays: counts and time bounds per session (state, not bytes). Without one
+    they all stay in `facts` and `usage`."""
+
+    facts: list[FactRow] = field(default_factory=list)  # not spilled yet
+    usage: list[LedgerRow] = field(default_factory=list)  # not spilled yet
     calls: list[CallDraft] = field(default_factory=list)
     spans: dict[tuple[str | None, str], Span] = field(default_factory=dict)  # (session, run) → span
     sessions: dict[str | None, SessionDetails] = field(default_factory=dict)
     complete: bool = True  # False when a cut left verified records out
+    spill: Spill | None = None
+    spill_rows: int = 50_000
+    spill_bytes: int = 2 << 20
+    spills: int = 0  # batches spilled so far
+    facts_loaded: int = 0  # facts added, spilled or not
+    pending_bytes: int = 0  # payload characters of the facts not spilled yet
+    counted: Counter[str | None] = field(default_factory=Counter)  # facts per session
+    messages: Counter[str | None] = field(default_factory=Counter)  # Half-Pi `messages` facts per session
+    bounds: dict[str | None, tuple[int, int]] = field(default_factory=dict)  # session → first, last moment
+    # run ids given to facts already spilled: (line, fact id, run id), applied where the rows were written
+    patches: list[tuple[int, str, str]] = field(default_factory=list)
 
     def span(self, session_id: str | None, run_id: str) -> Span:
         key = (session_id, run_id)
@@ -86,6 +107,50 @@ class Extraction:
         if found is None:
             found = self.spans[key] = Span()
         return found
+
+    def add_fact(self, row: FactRow) -> None:
+        self.facts.append(row)
+        self.facts_loaded += 1
+        session_id = row.session_id
+        self.counted[session_id] += 1
+        if row.kind == "messages":
+            self.messages[session_id] += 1
+        moment = row.timestamp
+        if moment is not None:
+            found = self.bounds.get(session_id)
+            if found is None:
+                self.bounds[session_id] = (moment, moment)
+            elif moment < found[0] or moment > found[1]:
+                self.bounds[session_id] = (min(found[0], moment), max(found[1], moment))
+        if self.spill is not None:
+            self.pending_bytes += len(row.payload) if row.payload is not None else 0
+            if self.pending_bytes >= self.spill_bytes or len(self.facts) + len(self.usage) >= self.spill_rows:
+                self.flush()
+
+    def add_usage(self, row: LedgerRow) -> None:
+        self.usage.append(row)
+        if self.spill is not None and len(self.facts) + len(self.usage) >= self.spill_rows:
+            self.flush()
+
+    def position(self) -> tuple[int, int]:
+        """Where the next added fact will be: (spills so far, index in `facts`), for `assign_run`."""
+        return self.spills, len(self.facts)
+
+    def assign_run(self, position: tuple[int, int], line: int, fact_id: str, run_id: str) -> None:
+        """Give the fact added at `position` (line `line`, id `fact_id`, no run id) the run `run_id`."""
+        spills, index = position
+        if spills == self.spills:
+            self.facts[index] = self.facts[index]._replace(run_id=run_id)
+        else:
+            self.patches.append((line, fact_id, run_id))
+
+    def flush(self) -> None:
+        """Hand the pending facts and ledger rows to `spill`."""
+        if self.spill is not None and (self.facts or self.usage):
+            facts, usage, size = self.facts, self.usage, self.pending_bytes
+            self.facts, self.usage, self.pending_bytes = [], [], 0
+            self.spills += 1
+            self.spill(facts, usage, size)
 
 
 def _not_json(name: str) -> Any:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import deque
 from typing import Final
 
 from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
+from sessaudit.framing import LineReader
 from sessaudit.model import Finding, Source
 from sessaudit.rules import find_rule
 from sessaudit.verdicts import Verdict
@@ -20,6 +22,8 @@ from sessaudit.warehouse.tiny_agent_v1 import extract_v1
 
 # A record at or after a finding with one of these effects is not verified history (CONTRACT §4 verdicts).
 CUTTING: Final = frozenset({Verdict.CORRUPT, Verdict.UNREADABLE, Verdict.UNSUPPORTED})
+# Extraction keeps every verified line whole (verification already held it, under its own line limit).
+UNLIMITED: Final = 1 << 62
 
 
 class EvidenceChanged(Exception):
@@ -48,9 +52,12 @@ def read_verified(real_path: str, length: int, sha256: str) -> bytes:
     return data
 
 
-def extract(source: Source, real_path: str, findings: list[Finding], source_id: str) -> Extraction:
-    """The records of `source` (found at `real_path`), given the source's own findings."""
-    into = Extraction()
+def extract(
+    source: Source, real_path: str, findings: list[Finding], source_id: str, into: Extraction | None = None
+) -> Extraction:
+    """The records of `source` (found at `real_path`), given the source's own findings, added to `into`
+    (which may spill them as they come: then EvidenceChanged means rows already spilled are void)."""
+    into = Extraction() if into is None else into
     if not source.sessions or source.sha256 is None:
         return into
     if source.format == "tiny-agent":
@@ -66,15 +73,25 @@ def _tiny_agent(
     source: Source, real_path: str, findings: list[Finding], source_id: str, into: Extraction
 ) -> None:
     evidence = source.files[0]
-    data = read_verified(real_path, evidence.bytes, evidence.sha256)
-    lines = data.split(b"\n")[:-1]  # what follows the last LF is a torn tail, never a record
     cut = cut_line(findings, evidence.path)
     into.complete = cut is None
     session_id = source.sessions[0].session_id
-    if source.format_version == "1":
-        extract_v1(lines, cut, source_id, session_id, into)
-    else:
-        extract_v2(lines, cut, source_id, session_id, into)
+    extractor = extract_v1 if source.format_version == "1" else extract_v2
+    stream, _ = open_evidence(real_path)
+    with stream:
+        # read in chunks and hashed as it is read: memory holds a chunk and a line, never the file
+        reader = LineReader(stream, evidence.bytes, max_line_bytes=UNLIMITED, report_progress=False)
+        lines = iter(reader)
+        failure: Exception | None = None
+        try:
+            extractor(lines, cut, source_id, session_id, into)
+        except (ValueError, LookupError, TypeError, AttributeError, RecursionError) as error:
+            failure = error  # a line that is not what was verified? the hash decides
+        deque(lines, maxlen=0)  # the rest of the verified range (after a cut) is hashed too
+    if reader.bytes_read != evidence.bytes or reader.sha256 != evidence.sha256:
+        raise EvidenceChanged(f"{real_path} changed after it was verified")
+    if failure is not None:
+        raise failure
 
 
 def _rivumi(

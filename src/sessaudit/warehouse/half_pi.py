@@ -95,7 +95,7 @@ def extract_store(
             if run_id is not None:
                 into.span(session_id, run_id).add(seq if name == "messages" else None, moment)
             identifier = row.get(id_column) if id_column else f"{row.get('request_id')}:{row.get('ordinal')}"
-            into.facts.append(
+            into.add_fact(
                 FactRow(
                     source_id,
                     session_id,
@@ -173,7 +173,7 @@ def _run_id(table: str, row: Row, request_runs: dict[int, str]) -> str | None:
 def _ledger(summaries: list[Row], source_id: str, into: Extraction) -> None:
     for row in summaries:
         input_, output = int(row.get("input_tokens") or 0), int(row.get("output_tokens") or 0)
-        into.usage.append(
+        into.add_usage(
             LedgerRow(
                 source_id,
                 _session(row, "session_id"),

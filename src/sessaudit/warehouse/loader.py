@@ -4,17 +4,20 @@ Each source is verified by the engine's own per-source step (`verify_candidate`,
 source), so its findings stay attributed to it and `--jobs N` can verify in N processes; the assembled
 report equals `audit(paths)`'s (a test proves it). A source already loaded with the same sha256 is left
 as it is; a changed one (same real path, another sha256) has its rows replaced; all in one transaction,
-written in Arrow batches by writer.py while later sources are verified."""
+written in Arrow batches by writer.py while later sources are verified.
+
+Memory is bounded by the batch size, not by the size of a source: a source is extracted here, streamed
+from its verified bytes in chunks (hashed as they are read), its rows handed to the writer in bounded
+batches. With `--jobs`, a worker process verifies; it also extracts a source of at most
+`EXTRACT_IN_WORKER_BYTES` (the rows pickled back are small then), and at most 2 × jobs results wait."""
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from multiprocessing import get_context
+from functools import partial
 from pathlib import Path
 
 import duckdb
@@ -23,9 +26,13 @@ from sessaudit import __version__
 from sessaudit.discovery import Candidate, discover
 from sessaudit.engine import summarise, verify_candidate
 from sessaudit.formats.interface import DEFAULT_OPTIONS, VerifyOptions
+from sessaudit.limits import incomplete_reason
 from sessaudit.model import Finding, Report, Skipped, Source, Tool
+from sessaudit.parallel import ordered_map
+from sessaudit.progress import estimated_bytes
 from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
+from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.extract import EvidenceChanged, extract
 from sessaudit.warehouse.parquet import check_directory, export_parquet
 from sessaudit.warehouse.rows import Batch
@@ -34,6 +41,11 @@ from sessaudit.warehouse.writer import Writer
 
 LOADED, UNCHANGED, REPLACED, NOT_LOADED = "loaded", "unchanged", "replaced", "not-loaded"
 DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
+EXTRACT_IN_WORKER_BYTES = 4 << 20  # with --jobs, a worker extracts a source this small; others stream
+SPILL_ROWS = 50_000  # a streamed source hands its facts and ledger rows to the writer in batches this big
+SPILL_BYTES = 2 << 20  # … or with this many payload characters
+ROW_GROUP_SIZE = 2048  # rows per DuckDB row group of the warehouse file (see open_database)
+DUCKDB_MEMORY = 64 << 20  # DuckDB's memory limit while loading (raised for a batch with a huge line)
 
 
 class WarehouseError(Exception):
@@ -60,6 +72,7 @@ class Outcome:
     status: str
     batch: Batch | None = None
     detail: str | None = None
+    streamed: bool = False  # verified only: its rows are extracted by the loading process, streaming
 
 
 @dataclass(slots=True)
@@ -79,20 +92,19 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
     if options.parquet is not None:
         check_directory(options.parquet)
     refuse_foreign(database)
-    discovery = discover(paths)
-    try:
-        connection = duckdb.connect(str(database))
-    except duckdb.Error as error:  # locked by another process, unreadable, not a database
-        raise WarehouseError(f"--db {database}: cannot open it: {str(error).splitlines()[0]}") from None
+    discovery = discover(paths, max_files=options.verify.limits.max_files)
+    connection = open_database(database)
     try:
         create_schema(connection)
         loaded = dict(connection.execute("SELECT real_path, sha256 FROM sources").fetchall())
         stamp = Stamp(options.version, _micros(options.clock()))
-        with Writer(connection) as writer:
+        with Writer(connection, DUCKDB_MEMORY) as writer:
             outcomes = []
             for outcome in _verified(_unique(discovery.candidates), loaded, stamp, options):
                 outcomes.append(outcome)
-                if outcome.batch is not None:
+                if outcome.streamed:
+                    _stream(outcome, writer, stamp)
+                elif outcome.batch is not None:
                     if outcome.status == REPLACED:
                         writer.replace(source_id_of(outcome.real_path))
                     writer.add(outcome.batch)
@@ -101,10 +113,35 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
         result = _result(outcomes, discovery.skipped, options.version)
         result.rows = rows
         if options.parquet is not None:
+            # the load's settings were for appending beside extraction; an export needs DuckDB's own
+            connection.execute("RESET threads")
+            connection.execute("RESET memory_limit")
             result.exported = export_parquet(connection, options.parquet)
     finally:
         connection.close()
     return result
+
+
+def open_database(database: Path) -> duckdb.DuckDBPyConnection:
+    """A connection whose default database is the file `database` (created when missing), attached so
+    that bulk appends reach the file as they come instead of waiting in memory for the commit: DuckDB
+    writes a transaction's appended rows before commit only in whole row groups, so row groups are
+    `ROW_GROUP_SIZE` rows (not DuckDB's 122,880: with facts of kilobytes each that is a gigabyte held in
+    memory), one buffered at a time; DuckDB's buffer pool is capped at `DUCKDB_MEMORY`, and it works on one
+    thread (the loading process extracts on the other core meanwhile)."""
+    literal = os.path.abspath(database).replace("'", "''")  # absolute: never a `md:` or `s3://` prefix
+    connection = duckdb.connect()
+    try:
+        connection.execute("SET write_buffer_row_group_count = 1")
+        connection.execute("SET threads = 1")
+        # blocks written to the file stay cached up to the limit: without one they grow with the input
+        connection.execute(f"SET memory_limit = '{DUCKDB_MEMORY}B'")
+        connection.execute(f"ATTACH '{literal}' AS warehouse (TYPE duckdb, ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        connection.execute("USE warehouse")
+    except duckdb.Error as error:  # locked by another process, unreadable, not a database
+        connection.close()
+        raise WarehouseError(f"--db {database}: cannot open it: {str(error).splitlines()[0]}") from None
+    return connection
 
 
 def refuse_foreign(database: Path) -> None:
@@ -134,45 +171,68 @@ def _unique(candidates: list[Candidate]) -> list[Candidate]:
 def _verified(
     candidates: list[Candidate], loaded: dict[str, str | None], stamp: Stamp, options: LoadOptions
 ) -> Iterator[Outcome]:
-    if options.jobs <= 1 or len(candidates) <= 1:
-        try:
-            for candidate in candidates:
-                yield verify_and_extract(candidate, loaded, stamp, options.verify)
-                # The rows collected so far live until the insert: keep the cyclic collector from scanning
-                # them again and again while later sources are verified (they hold no reference cycles).
-                gc.freeze()
-        finally:
-            gc.unfreeze()
-        return
-    # spawned, not forked: the parent holds an open DuckDB connection and its threads
-    with ProcessPoolExecutor(max_workers=options.jobs, mp_context=get_context("spawn")) as pool:
-        yield from pool.map(
+    # spawned, not forked: the parent holds an open DuckDB connection and its threads. With one job every
+    # source is streamed by this process; with more, a small one is extracted where it is verified.
+    return ordered_map(
+        partial(
             verify_and_extract,
-            candidates,
-            [loaded] * len(candidates),
-            [stamp] * len(candidates),
-            [options.verify] * len(candidates),
-            chunksize=max(1, len(candidates) // (options.jobs * 4)),
-        )
+            loaded=loaded,
+            stamp=stamp,
+            options=options.verify,
+            extract_up_to=EXTRACT_IN_WORKER_BYTES if options.jobs > 1 else -1,
+        ),
+        candidates,
+        jobs=options.jobs,
+        sizes=[estimated_bytes(item.real_path) for item in candidates],
+        start_method="spawn",
+        window=2 * options.jobs,
+    )
 
 
 def verify_and_extract(
-    candidate: Candidate, loaded: dict[str, str | None], stamp: Stamp, options: VerifyOptions
+    candidate: Candidate,
+    loaded: dict[str, str | None],
+    stamp: Stamp,
+    options: VerifyOptions,
+    extract_up_to: int = -1,
 ) -> Outcome:
-    """Verify one source; unless it is loaded already with the same sha256, extract its rows."""
+    """Verify one source; unless it is loaded already with the same sha256, extract its rows here when
+    its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`)."""
     source, findings, _ = verify_candidate(candidate, options)
     real_path = os.path.realpath(candidate.real_path)
     if real_path in loaded and loaded[real_path] == source.sha256:
         return Outcome(source, findings, real_path, candidate.named, UNCHANGED)
     status = REPLACED if real_path in loaded else LOADED
     detail = f"sha256 {loaded[real_path]} → {source.sha256}" if status == REPLACED else None
+    if sum(item.bytes for item in source.files) > extract_up_to:
+        return Outcome(source, findings, real_path, candidate.named, status, detail=detail, streamed=True)
     try:
         extraction = extract(source, real_path, findings, source_id_of(real_path))
     except (EvidenceChanged, OSError) as error:
-        reason = error if isinstance(error, EvidenceChanged) else f"cannot be read again: {error}"
-        return Outcome(source, findings, real_path, candidate.named, NOT_LOADED, detail=str(reason))
+        return Outcome(source, findings, real_path, candidate.named, NOT_LOADED, detail=_reason(error))
     batch = source_batch(source, real_path, findings, extraction, stamp)
     return Outcome(source, findings, real_path, candidate.named, status, batch, detail)
+
+
+def _stream(outcome: Outcome, writer: Writer, stamp: Stamp) -> None:
+    """Extract a verified source here, its rows written in bounded batches as they are read; when its
+    bytes turn out not to be the verified ones, what was written of it is deleted (old rows stay)."""
+    source_id = source_id_of(outcome.real_path)
+    replacing = outcome.status == REPLACED
+    writer.start_source(source_id, replacing=replacing)
+    into = Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
+    try:
+        extract(outcome.source, outcome.real_path, outcome.findings, source_id, into)
+    except (EvidenceChanged, OSError) as error:
+        writer.discard_source(source_id, replacing=replacing)
+        outcome.status, outcome.detail = NOT_LOADED, _reason(error)
+        return
+    rest = source_batch(outcome.source, outcome.real_path, outcome.findings, into, stamp)
+    writer.end_source(source_id, rest, into.patches, replacing=replacing)
+
+
+def _reason(error: Exception) -> str:
+    return str(error) if isinstance(error, EvidenceChanged) else f"cannot be read again: {error}"
 
 
 def _result(outcomes: list[Outcome], skipped: list[Skipped], version: str) -> LoadResult:
@@ -189,8 +249,11 @@ def _result(outcomes: list[Outcome], skipped: list[Skipped], version: str) -> Lo
     result = LoadResult(report=report, outcomes=outcomes)
     for item in outcomes:
         source = item.source
+        over = incomplete_reason(source.path, item.findings)
         if item.status == NOT_LOADED:
             result.incomplete.append(f"{source.path}: not loaded: {item.detail}")
+        elif over is not None:
+            result.incomplete.append(over)
         elif item.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
             result.incomplete.append(f"{source.path}: {source.verdict.value}")
         if not source.evidence_unchanged:

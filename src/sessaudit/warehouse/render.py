@@ -10,6 +10,7 @@ from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
 
+from sessaudit.outputsafety import json_safe
 from sessaudit.reporters.console import safe
 from sessaudit.warehouse import QueryFormat
 from sessaudit.warehouse.queries import Answer
@@ -91,7 +92,7 @@ def render_json(answer: Answer) -> str:
         }
         for row in answer.rows
     ]
-    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(records, indent=2, ensure_ascii=False)) + "\n"
 
 
 RENDERERS: dict[QueryFormat, Callable[[Answer], str]] = {

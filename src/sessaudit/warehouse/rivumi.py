@@ -47,7 +47,7 @@ def extract_events(
             into.span(session_id, run_id).add(event.sequence, moment)
         end = data.find(b"\n", event.byte_offset)
         raw = data[event.byte_offset : end if end >= 0 else len(data)]
-        into.facts.append(
+        into.add_fact(
             FactRow(
                 source_id,
                 session_id,
@@ -69,7 +69,7 @@ def extract_events(
     for row in log.usage_rows:
         if cut is not None and row.line >= cut:
             continue
-        into.usage.append(
+        into.add_usage(
             LedgerRow(
                 source_id,
                 session_id,

@@ -85,7 +85,7 @@ class FactRow(NamedTuple):
     role: str | None
     id: str | None
     timestamp: int | None
-    payload: str | None
+    payload: str | bytes | None  # JSON text; bytes are UTF-8 (a line as read: Arrow takes it as is)
 
 
 class RunRow(NamedTuple):
@@ -224,9 +224,16 @@ def to_json(value: Any, *, sort_keys: bool = True) -> str | None:
 def raw_json(value: str) -> str:
     """JSON text decoded from UTF-8 bytes (so it holds no raw surrogate) as it was written, unless it escapes
     a surrogate: then re-encoded with lone ones replaced, which DuckDB would refuse."""
-    if _SURROGATE_ESCAPE.search(value) is None:
+    if ("\\ud" not in value and "\\uD" not in value) or _SURROGATE_ESCAPE.search(value) is None:
         return value
     return clean(json.dumps(json.loads(value), ensure_ascii=False, separators=(",", ":")))
+
+
+def raw_json_bytes(value: bytes) -> str | bytes:
+    """`raw_json` of verified UTF-8 bytes, kept as bytes unless they escape a surrogate."""
+    if b"\\ud" not in value and b"\\uD" not in value:
+        return value
+    return raw_json(value.decode("utf-8"))
 
 
 def micros_from_ms(value: Any) -> int | None:

@@ -1,15 +1,19 @@
 """tiny-agent v2 records → facts, the usage ledger and tool calls (spec §5, §8–§10).
 
 Only verified lines reach this module (the header and the transactions before the first corrupting line),
-so the standard JSON decoder reads them as tiny-agent's reducer did. Usage facts are counted one row each,
-as the reducer sums them (spec §10)."""
+so a standard JSON decoder reads them as tiny-agent's reducer did (orjson where it reads them alike).
+Usage facts are counted one row each, as the reducer sums them (spec §10)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+import orjson
+
+from sessaudit.framing import Line
 from sessaudit.warehouse.drafts import (
     FAILED,
     NOT_EXECUTED,
@@ -20,57 +24,106 @@ from sessaudit.warehouse.drafts import (
     SessionDetails,
     arguments_json,
 )
-from sessaudit.warehouse.rows import FactRow, LedgerRow, integer, micros_from_ms, raw_json, text
+from sessaudit.warehouse.rows import (
+    FactRow,
+    LedgerRow,
+    integer,
+    micros_from_ms,
+    raw_json,
+    raw_json_bytes,
+    text,
+)
 
 _RESULT_STATUS = {"success": SUCCEEDED, "error": FAILED}
 
 
 @dataclass(slots=True)
 class _Run:
-    """What the records said so far about operations, steps, attempts and tool calls."""
+    """What the records said so far about operations, steps, attempts and tool calls (ids, not payloads)."""
 
     steps: dict[str, str] = field(default_factory=dict)  # stepId → operationId
     attempts: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # → (stepKind, model)
     calls: dict[tuple[str, int], CallDraft] = field(default_factory=dict)  # (assistant entry, index) → call
     intents: dict[str, CallDraft] = field(default_factory=dict)  # toolStarted fact id → call
-    entries: dict[str, int] = field(default_factory=dict)  # user entry id → index in facts, for runStarted
+    # user entry id → where its fact is (for runStarted to give it a run id), or None once it has one
+    entries: dict[str, _UserFact | None] = field(default_factory=dict)
+
+
+class _UserFact(NamedTuple):
+    position: tuple[int, int]
+    line: int
+    seq: int | None
+    timestamp: int | None
 
 
 def extract_v2(
-    lines: list[bytes], cut: int | None, source_id: str, session_id: str | None, into: Extraction
+    lines: Iterable[Line], cut: int | None, source_id: str, session_id: str | None, into: Extraction
 ) -> None:
-    """`lines` are the committed lines (LF removed); lines from `cut` on are left out (all of them, the
-    header too, when the header itself is not verified)."""
-    if not lines or (cut is not None and cut <= 1):
+    """`lines` are the committed lines in order, from line 1; lines from `cut` on are left out (all of
+    them, the header too, when the header itself is not verified). Reads no further than it needs."""
+    if cut is not None and cut <= 1:
         return
-    header, raw = _header(lines[0])
+    iterator = iter(lines)
+    first = next(iterator, None)
+    if first is None:
+        return
+    header, raw = _header(first.data)
     provider = text(header.get("provider"))
     into.sessions[session_id] = SessionDetails(
         provider, text(header.get("model")), text(header.get("cwd")), raw_json(raw)
     )
     state = _Run()
-    end = len(lines) if cut is None else min(cut - 1, len(lines))
-    offset = len(lines[0]) + 1
-    for number in range(2, end + 1):
-        data = lines[number - 1]
-        line = data.decode("utf-8")
-        for fact, text_of_fact in _transaction(line):
-            _fact(fact, text_of_fact, number, offset, source_id, session_id, provider, state, into)
-        offset += len(data) + 1
+    for line in iterator:
+        number = line.number
+        if cut is not None and number >= cut:
+            break
+        for fact, text_of_fact in _transaction(line.data):
+            _fact(fact, text_of_fact, number, line.offset, source_id, session_id, provider, state, into)
     into.calls.extend(state.calls.values())
 
 
 _DECODER = json.JSONDecoder()
 _BLANK = " \t\r\n"
+_BLANK_BYTES = b" \t\r\n"
+# orjson reads an integer beyond 64 bits as a float: a line that may hold one (19 digits in a row) is read
+# by the json module. Found by mapping every digit to "0" and looking for a run (faster than a regex).
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
 
 
-def _transaction(line: str) -> list[tuple[Any, str]]:
+def _long_number(data: bytes) -> bool:
+    return _LONG_RUN in data.translate(_DIGITS_TO_ZERO)
+
+
+def _loads(data: bytes) -> Any:
+    """A verified line's value: orjson where it reads it as the json module does, else the json module."""
+    if not _long_number(data):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass  # a lone surrogate escape, deeper than orjson reads: the json module decides
+    return json.loads(data.decode("utf-8"))
+
+
+def _transaction(data: bytes) -> list[tuple[Any, str | bytes]]:
     """The facts of one line with the exact text of each: the line itself, or each element of an array
-    (read in one pass by the decoder, so an element's text is what the writer wrote)."""
+    (each element's text is what the writer wrote)."""
+    if not data.lstrip(_BLANK_BYTES).startswith(b"["):
+        return [(_loads(data), data)]
+    if data.startswith(b"[") and not _long_number(data):
+        # A compact array, as writers write one: when orjson writes each element back as exactly the
+        # line's bytes, each element's text is its orjson text (so no second pass over the line).
+        try:
+            values = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            values = None
+        if isinstance(values, list):
+            texts = [orjson.dumps(value) for value in values]
+            if b"[" + b",".join(texts) + b"]" == data:
+                return list(zip(values, texts, strict=True))
+    line = data.decode("utf-8")
     start = len(line) - len(line.lstrip(_BLANK))
-    if not line.startswith("[", start):
-        return [(json.loads(line), line)]
-    facts: list[tuple[Any, str]] = []
+    facts: list[tuple[Any, str | bytes]] = []
     index = start + 1
     while True:
         while line[index] in _BLANK:
@@ -95,7 +148,7 @@ def _header(data: bytes) -> tuple[dict[str, Any], str]:
 
 def _fact(
     fact: Any,
-    line: str,
+    line: str | bytes,
     number: int,
     offset: int,
     source_id: str,
@@ -124,7 +177,9 @@ def _fact(
         run_id = text(entry.get("operationId")) or state.steps.get(str(entry.get("stepId")))
         _entry(entry, message, role, fact_id, seq, moment, run_id, session_id, state)
         if role == "user" and fact_id is not None:
-            state.entries[fact_id] = len(into.facts)
+            state.entries[fact_id] = (
+                _UserFact(into.position(), number, seq, moment) if run_id is None else None
+            )
     elif kind == "record":
         record = fact.get("record")
         record = record if isinstance(record, dict) else {}
@@ -137,8 +192,8 @@ def _fact(
         _usage(fact, fact_id, seq, number, moment, run_id, source_id, session_id, provider, state, into)
     if run_id is not None:
         into.span(session_id, run_id).add(seq, moment)
-    payload = raw_json(line)
-    into.facts.append(
+    payload = raw_json_bytes(line) if isinstance(line, bytes) else raw_json(line)
+    into.add_fact(
         FactRow(
             source_id,
             session_id,
@@ -220,11 +275,12 @@ def _record(
         state.steps[str(record.get("stepId"))] = str(run_id)
         state.attempts[str(record.get("attemptId"))] = (text(record.get("stepKind")), model)
     elif record_type == "runStarted":
-        index = state.entries.get(str(record.get("inputEntryId")))
-        if index is not None and into.facts[index].run_id is None:
-            into.facts[index] = into.facts[index]._replace(run_id=run_id)
-            if run_id is not None:
-                into.span(session_id, run_id).add(into.facts[index].seq, into.facts[index].timestamp)
+        entry_id = str(record.get("inputEntryId"))
+        user = state.entries.get(entry_id)
+        if user is not None and run_id is not None:
+            into.assign_run(user.position, user.line, entry_id, run_id)
+            state.entries[entry_id] = None  # it has a run id now
+            into.span(session_id, run_id).add(user.seq, user.timestamp)
     elif record_type == "toolStarted":
         key = (str(record.get("assistantEntryId")), integer(record.get("toolIndex")) or 0)
         draft = state.calls.get(key)
@@ -261,7 +317,7 @@ def _usage(
     else:
         scope, model, used_provider = "tool", None, None  # a tool's own model is not recorded
     input_, output, cache_read, cache_write = numbers
-    into.usage.append(
+    into.add_usage(
         LedgerRow(
             source_id,
             session_id,

@@ -6,6 +6,7 @@ with the v1 verifier's own line reader, so a usage counts here exactly when the 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from sessaudit.formats.tiny_agent.legacy_v1_lines import (
     UserMessage,
     read_line,
 )
+from sessaudit.framing import Line
 from sessaudit.warehouse.drafts import (
     FAILED,
     NOT_EXECUTED,
@@ -42,25 +44,27 @@ class _Turn:
 
 
 def extract_v1(
-    lines: list[bytes], cut: int | None, source_id: str, session_id: str | None, into: Extraction
+    lines: Iterable[Line], cut: int | None, source_id: str, session_id: str | None, into: Extraction
 ) -> None:
-    """`lines` are the committed lines (LF removed); lines from `cut` on are left out (all of them, the
-    header too, when the header itself is not verified)."""
-    if not lines or (cut is not None and cut <= 1):
+    """`lines` are the committed lines in order, from line 1; lines from `cut` on are left out (all of
+    them, the header too, when the header itself is not verified). Reads no further than it needs."""
+    if cut is not None and cut <= 1:
         return
-    raw = (lines[0][3:] if lines[0][:3] == b"\xef\xbb\xbf" else lines[0]).decode("utf-8")
+    iterator = iter(lines)
+    first = next(iterator, None)
+    if first is None:
+        return
+    raw = (first.data[3:] if first.data[:3] == b"\xef\xbb\xbf" else first.data).decode("utf-8")
     header = json.loads(raw)
     header = header if isinstance(header, dict) else {}
     provider, model = text(header.get("provider")), text(header.get("model"))
     into.sessions[session_id] = SessionDetails(provider, model, text(header.get("cwd")), raw_json(raw))
     turn = _Turn()
-    end = len(lines) if cut is None else min(cut - 1, len(lines))
-    offset = len(lines[0]) + 1
-    for number in range(2, end + 1):
-        data = lines[number - 1]
-        if data:  # v1's reader skips empty lines; they are not facts
-            _line(data, number, offset, source_id, session_id, provider, model, turn, into)
-        offset += len(data) + 1
+    for line in iterator:
+        if cut is not None and line.number >= cut:
+            break
+        if line.data:  # v1's reader skips empty lines; they are not facts
+            _line(line.data, line.number, line.offset, source_id, session_id, provider, model, turn, into)
     _close(turn)
 
 
@@ -108,7 +112,7 @@ def _line(
         turn.aborted = True
     if isinstance(event, AssistantMessage | Compaction) and event.usage is not None:
         tokens = event.usage
-        into.usage.append(
+        into.add_usage(
             LedgerRow(
                 source_id,
                 session_id,
@@ -131,7 +135,7 @@ def _line(
         )
     if run_id is not None:
         into.span(session_id, run_id).add(number, moment)
-    into.facts.append(
+    into.add_fact(
         FactRow(
             source_id,
             session_id,

@@ -3,21 +3,34 @@
 DuckDB works without holding Python's lock, so inserting on a writer thread overlaps the database's work
 with verification; and rows leave memory as they are written, so a fleet of any size loads in bounded
 memory. Each flush inserts one Arrow table per table (never row by row); a replaced source's old rows are
-deleted just before its new ones arrive. The first failure rolls everything back."""
+deleted just before its new ones arrive. The first failure rolls everything back.
+
+A source extracted here (`start_source` … `end_source` or `discard_source`) arrives in bounded batches: its
+facts and ledger rows first, as they are read, then its other rows once its bytes are proven the verified
+ones. Until then a replaced source's old facts and ledger rows stay, set aside under another source id,
+so evidence that changed after verification leaves the warehouse as it was. At most `MAX_QUEUED`
+batches wait for the writer thread (backpressure)."""
 
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Final
 
 import duckdb
+import pyarrow as pa  # type: ignore[import-untyped]  # no stubs ship with pyarrow
 
-from sessaudit.warehouse.rows import Batch
+from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow
 from sessaudit.warehouse.schema import SOURCE_TABLES
 
 FLUSH_ROWS: Final = 25_000  # rows (all tables) gathered before they are handed to the writer
+FLUSH_BYTES: Final = 2 << 20  # or this many payload characters, whichever comes first
+LARGE_VALUE_FACTOR: Final = 12  # DuckDB memory per byte of the largest JSON value inserted (see _insert)
+MAX_QUEUED: Final = 2  # batches handed to the writer thread and not written yet
+STREAMED_TABLES: Final = ("facts", "usage")  # the tables a streamed source's rows reach before its end
+_PATCH_SCHEMA: Final = pa.schema([("line", pa.int64()), ("id", pa.string()), ("run_id", pa.string())])
 
 
 class Writer:
@@ -25,12 +38,16 @@ class Writer:
 
     Only the writer thread touches the connection between construction and `commit()`."""
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, memory_limit: int | None = None) -> None:
         self.connection = connection
+        self.memory_limit = memory_limit  # DuckDB's memory_limit in bytes, when the caller set one
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessaudit-writer")
         self.futures: list[Future[None]] = []
         self.pending = Batch()
         self.pending_rows = 0
+        self.pending_bytes = 0
+        self.inserts: deque[Future[None]] = deque()
+        self.streamed_rows = dict.fromkeys(STREAMED_TABLES, 0)  # of the source being streamed
         self.counts = dict.fromkeys(SOURCE_TABLES, 0)
         self.committed = False
         self._submit(self._begin, None)
@@ -53,15 +70,51 @@ class Writer:
     def add(self, batch: Batch) -> None:
         self.pending.extend(batch)
         self.pending_rows += sum(len(batch.rows(table)) for table in SOURCE_TABLES)
-        if self.pending_rows >= FLUSH_ROWS:
+        self.pending_bytes += sum(len(row.payload) for row in batch.facts if row.payload is not None)
+        if self.pending_rows >= FLUSH_ROWS or self.pending_bytes >= FLUSH_BYTES:
             self.flush()
+
+    def add_streamed(self, facts: list[FactRow], usage: list[LedgerRow], _payload_bytes: int) -> None:
+        """Facts and ledger rows of the source being streamed (an `Extraction`'s spill)."""
+        self.streamed_rows["facts"] += len(facts)
+        self.streamed_rows["usage"] += len(usage)
+        self.add(Batch(facts=facts, usage=usage))
 
     def flush(self) -> None:
         if self.pending_rows:
-            batch, self.pending, self.pending_rows = self.pending, Batch(), 0
+            batch, self.pending, self.pending_rows, self.pending_bytes = self.pending, Batch(), 0, 0
             for table in SOURCE_TABLES:
                 self.counts[table] += len(batch.rows(table))
-            self._submit(self._insert, batch)
+            while len(self.inserts) >= MAX_QUEUED:  # memory holds a bounded number of batches
+                self.inserts.popleft().result()
+            self.inserts.append(self._submit(self._insert, batch))
+
+    def start_source(self, source_id: str, *, replacing: bool) -> None:
+        """A source is about to be streamed; when `replacing`, its old rows stay until `end_source`."""
+        self.streamed_rows = dict.fromkeys(STREAMED_TABLES, 0)
+        if replacing:
+            self.flush()
+            self._submit(self._set_aside, source_id)
+
+    def end_source(
+        self, source_id: str, rest: Batch, patches: list[tuple[int, str, str]], *, replacing: bool
+    ) -> None:
+        """The streamed source proved whole: give spilled facts their late run ids, drop its old rows
+        (when it replaces them), then add the rest of its rows."""
+        if patches or replacing:
+            self.flush()
+        if patches:
+            self._submit(self._patch, (source_id, patches))
+        if replacing:
+            self._submit(self._delete_old, source_id)
+        self.add(rest)
+
+    def discard_source(self, source_id: str, *, replacing: bool) -> None:
+        """The streamed source is not loaded: delete what was written of it (its old rows stay)."""
+        self.flush()
+        for table in STREAMED_TABLES:
+            self.counts[table] -= self.streamed_rows[table]
+        self._submit(self._delete_new, (source_id, replacing))
 
     def commit(self) -> dict[str, int]:
         """Write what is pending, wait for every write (re-raising the first failure), commit."""
@@ -72,8 +125,10 @@ class Writer:
         self.committed = True
         return dict(self.counts)
 
-    def _submit(self, function: Callable[[Any], None], argument: Any) -> None:
-        self.futures.append(self.executor.submit(function, argument))
+    def _submit(self, function: Callable[[Any], None], argument: Any) -> Future[None]:
+        future = self.executor.submit(function, argument)
+        self.futures.append(future)
+        return future
 
     # --- on the writer thread ------------------------------------------------------------------------
     def _begin(self, _: None) -> None:
@@ -86,8 +141,85 @@ class Writer:
             )
 
     def _insert(self, batch: Batch) -> None:
+        # DuckDB needs about ten times a JSON value's size to take it in (measured: a 24 MiB line fails at
+        # 128 MB, passes at 256 MB); a failed insert would abort the whole transaction, so a batch holding
+        # a huge line gets a larger limit for its insert only (memory bounded by the line, not the source)
+        largest = max((_utf8_bound(row.payload) for row in batch.facts if row.payload), default=0)
+        needed = LARGE_VALUE_FACTOR * largest + (32 << 20)
+        if self.memory_limit is not None and needed > self.memory_limit:
+            self.connection.execute(f"SET memory_limit = '{needed}B'")
+            try:
+                self._insert_tables(batch)
+            finally:
+                self.connection.execute(f"SET memory_limit = '{self.memory_limit}B'")
+        else:
+            self._insert_tables(batch)
+
+    def _insert_tables(self, batch: Batch) -> None:
         for table in SOURCE_TABLES:
             if batch.rows(table):
-                self.connection.register("incoming", batch.arrow(table))
+                # through a reader: a registered Arrow table stays referenced (its buffers alive) until
+                # the transaction ends, a consumed reader's batches do not
+                arrow = batch.arrow(table)
+                self.connection.register(
+                    "incoming", pa.RecordBatchReader.from_batches(arrow.schema, arrow.to_batches())
+                )
+                del arrow
                 self.connection.execute(f"INSERT INTO {table} SELECT * FROM incoming")
                 self.connection.unregister("incoming")
+
+    def _set_aside(self, source_id: str) -> None:
+        """Give a replaced source's old facts and ledger rows another source id until its end."""
+        for table in STREAMED_TABLES:
+            self.connection.execute(
+                f"UPDATE {table} SET source_id = $aside WHERE source_id = $source_id",
+                {"source_id": source_id, "aside": _aside(source_id)},
+            )
+
+    def _delete_old(self, source_id: str) -> None:
+        """Every old row of a replaced source (its facts and ledger rows were set aside)."""
+        for table in SOURCE_TABLES:
+            self.connection.execute(
+                f"DELETE FROM {table} WHERE source_id = $source_id",
+                {"source_id": _aside(source_id) if table in STREAMED_TABLES else source_id},
+            )
+
+    def _delete_new(self, argument: tuple[str, bool]) -> None:
+        """The rows a streamed source got in this load; its old ones, set aside, come back."""
+        source_id, replacing = argument
+        for table in STREAMED_TABLES:
+            self.connection.execute(
+                f"DELETE FROM {table} WHERE source_id = $source_id", {"source_id": source_id}
+            )
+            if replacing:
+                self.connection.execute(
+                    f"UPDATE {table} SET source_id = $source_id WHERE source_id = $aside",
+                    {"source_id": source_id, "aside": _aside(source_id)},
+                )
+
+    def _patch(self, argument: tuple[str, list[tuple[int, str, str]]]) -> None:
+        """Run ids learnt after their facts were written (a user entry's run, from a later runStarted)."""
+        source_id, patches = argument
+        lines, ids, runs = zip(*patches, strict=True)
+        table = pa.Table.from_arrays(
+            [pa.array(lines, pa.int64()), pa.array(ids, pa.string()), pa.array(runs, pa.string())],
+            schema=_PATCH_SCHEMA,
+        )
+        self.connection.register("patches", table)
+        self.connection.execute(
+            "UPDATE facts SET run_id = patches.run_id FROM patches WHERE facts.source_id = $source_id "
+            "AND facts.line = patches.line AND facts.id = patches.id AND facts.run_id IS NULL",
+            {"source_id": source_id},
+        )
+        self.connection.unregister("patches")
+
+
+def _aside(source_id: str) -> str:
+    """The source id a replaced source's old rows have while its new ones arrive (never a real one: those
+    are 16 hex digits)."""
+    return f"{source_id}:replaced"
+
+
+def _utf8_bound(payload: str | bytes) -> int:
+    """The payload's size in UTF-8 (at most, for text: 3 bytes a character)."""
+    return len(payload) if isinstance(payload, bytes) else 3 * len(payload)

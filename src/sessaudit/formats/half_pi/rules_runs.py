@@ -27,6 +27,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           rows were written outside Half-Pi. For an incident responder: the run's history — who sent it,
           when the Hand accepted it, how it ended — is missing a step, so the story it tells is not the
           whole story.""",
+        fix="""Compare the run's events with a backup to find the deleted or inserted ones. Until then
+          take the run's course from the Hand's records, the approval and the security decisions rather
+          than from `remote_run_events`.""",
     ),
     _r(
         "SA631",
@@ -38,6 +41,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           remote_runs.created_at) are inserted in one transaction. Without it the run's record does not
           start where Half-Pi starts every run, so the events cannot be trusted to describe this run from
           its beginning.""",
+        fix="""Restore the run's events from a backup. Until then corroborate when and how the run began
+          with its approval (`approval_audits.run_id`) and its security decisions.""",
     ),
     _r(
         "SA632",
@@ -50,6 +55,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           order, each event starts where the previous one ended. A mismatch means an event was removed,
           reordered or edited: the recorded path of the remote command (approved, sent, accepted, ...) is
           not the path it took.""",
+        fix="""Compare the run's events with a backup to find the removed, reordered or edited step, and
+          ask the Hand (its logs) what happened to this run before relying on the recorded path.""",
     ),
     _r(
         "SA633",
@@ -65,6 +72,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           to lost, which bypasses the edge table. Anything else — a run that jumps from created to
           succeeded, an unknown status — was not written by Half-Pi: the responder cannot rely on this
           run's record of whether the command ran.""",
+        fix="""Half-Pi never writes this step, so the run's events were edited or written by another
+          program: confirm on the Hand whether and how the command ran, and compare the events with a
+          backup.""",
     ),
     _r(
         "SA634",
@@ -76,6 +86,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           final: the store's conditional update cannot leave them and progress is dropped once a run is
           terminal. An event after the terminal step means the history was edited or spliced, and the
           outcome the run shows may not be the outcome it had.""",
+        fix="""Compare the run's events with a backup to find the spliced ones; the outcome the run shows
+          may not be the one it had, so confirm it on the Hand.""",
     ),
     _r(
         "SA635",
@@ -87,6 +99,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           transaction, so remote_runs.status always equals the to_status of the last transition or audit
           event. When they disagree the responder has two answers to "did this command finish, and how?",
           and one of them was edited.""",
+        fix="""Confirm on the Hand how the command ended, and compare the run row and its events with a
+          backup to learn which of the two was edited.""",
     ),
     _r(
         "SA636",
@@ -99,6 +113,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           created_at) (startup recovery does the same with its own time). A mismatch means the timing a
           responder would quote — when the remote command ended, how long it ran — was altered or
           belongs to another run.""",
+        fix="""Compare the run row with a backup, and until then take the run's end and duration from its
+          terminal event (and the Hand), not from `finished_at` and `duration_ms`.""",
     ),
     _r(
         "SA637",
@@ -110,6 +126,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           same UPDATE (at every schema generation), and nothing else writes it. So sent_at is 0 exactly
           when no `sent` event exists, and otherwise equals that event's created_at. A mismatch says the
           moment the command left the Mind for the Hand was altered.""",
+        fix="""Take the send time from the `sent` event (and the Hand's receipt), and compare the run row
+          with a backup to learn which was altered.""",
     ),
     _r(
         "SA638",
@@ -122,6 +140,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           stderr, a 0/1 gap flag and at most 4096 bytes of data. Anything else did not come from Half-Pi's
           progress path: the command output the responder reads here may not be what the Hand
           streamed.""",
+        fix="""Treat the recorded output as unverified: if it matters, get the command's output from the
+          Hand or its target, and compare the run's events with a backup to find the forged rows.""",
     ),
     _r(
         "SA639",
@@ -133,6 +153,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           running, or cancel_requested after the Hand accepted it; earlier progress is refused. Output
           recorded before the Hand accepted the run contradicts the run's own history (progress after a
           terminal step is SA634).""",
+        fix="""Compare the run's events with a backup: either progress rows were inserted or transitions
+          edited. Confirm with the Hand when the command started and what it printed.""",
     ),
     # --- remote tasks (§4.10, §7.2) -------------------------------------------------------------------
     _r(
@@ -145,6 +167,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           transaction as its start run, copying the run's id, session, Hand, tool and digest, and those
           columns are never updated. A task without its run, or with another digest, cannot be tied to
           the approval that authorised it: "who approved this background job?" has no answer.""",
+        fix="""Look for the task's run, and its approval, in a backup. Until then no approval covers this
+          background task: check on the Hand what it runs, and stop it there if it is unwanted.""",
     ),
     _r(
         "SA641",
@@ -156,6 +180,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           cancelled, timed_out and lost; stale and truncated are 0/1 flags; an update is refused when it
           is older than the stored updated_at, which starts at created_at. A value outside these was not
           written by Half-Pi, so the Mind's snapshot of what the Hand reported is unreliable.""",
+        fix="""Keep a copy of the store as evidence and compare the task row with a backup. The Hand is
+          authoritative for the task: ask it (a task read through the Mind copies the Hand's status, times
+          and flags) rather than trusting this row.""",
     ),
     _r(
         "SA642",
@@ -166,6 +193,9 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §7.2, §10 invariant 12 (P). Production code inserts the task with created_at =
           updated_at = the run's creation time and never changes created_at. A different time means the
           row was written by another path (store tests do) or edited.""",
+        fix="""Stores written by Half-Pi's own tests do this; for a production store compare the task row
+          with a backup and find out what wrote it, since its tie to the run (and so to the approval) is
+          in doubt.""",
     ),
     # --- approvals (§4.11, §7.3) ----------------------------------------------------------------------
     _r(
@@ -179,6 +209,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           actor_id, a source and a resolved_at; expired and cancelled ones have resolved_at but no
           decision, actor or reason. The store refuses other combinations. This is the row that answers
           "who approved this command?" — if its shape is wrong, so may be its answer.""",
+        fix="""The store refuses such a row, so it was written or edited outside Half-Pi: compare it with
+          a backup, and corroborate the decision with the security decision carrying its `approval_id`
+          and, for a remote approval, its run.""",
     ),
     _r(
         "SA644",
@@ -189,6 +222,9 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §4.11, §10 invariant 13 (H). expires_at is created_at plus the approval TTL (120 s by
           default), so it is always later. An earlier expiry means the approval's times were edited, and
           whether a human decided in time cannot be judged from this row.""",
+        fix="""Compare the approval's times with a backup. Whether a human decided before the deadline
+          (120 s by default) cannot be judged from this row: corroborate with the times of its security
+          decision and its run.""",
     ),
     _r(
         "SA645",
@@ -200,6 +236,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           refuses a later decision, so a resolved row has resolved_at < expires_at. A decision recorded
           after expiry is a decision Half-Pi would not have accepted: the approval may have been
           back-dated or forged.""",
+        fix="""Half-Pi would not have accepted this decision: treat the approval as not given, compare the
+          row with a backup, and ask the actor it names (Face token label or REPL user) whether they
+          decided.""",
     ),
     _r(
         "SA646",
@@ -210,6 +249,8 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §7.3, §10 invariant 13 (S). The expiry timer fires at or after expires_at, so an expired
           row normally has resolved_at >= expires_at. An earlier time is suspicious (clock change, edited
           row) but not proof of tampering.""",
+        fix="""Usually a clock step on the Mind's host: check its time synchronisation. If the clock was
+          steady, compare the approval with a backup.""",
     ),
     _r(
         "SA647",
@@ -222,6 +263,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           hex without prefix for a use_hand approval. Any other value cannot be checked against the
           command the responder believes was approved, and may even be the raw parameters (the value is
           not echoed in the finding).""",
+        fix="""Compare the row with a backup and find out what wrote it; the approval cannot be matched to
+          any call. If the column holds the arguments themselves, treat them as exposed and rotate any
+          secret in them.""",
     ),
     _r(
         "SA648",
@@ -232,6 +276,9 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §4.8, §6.3, §10 invariants 14 and 21 (P). A run carries the remote approval digest, 64
           lowercase hex without the `sha256:` prefix; its task copies it. Another value cannot be matched
           to an approval, and may be raw parameters stored where only a digest belongs (not echoed).""",
+        fix="""Compare the run with a backup and find out what wrote it; until then tie the run to its
+          approval by `approval_audits.run_id` and confirm the command on the Hand. If the column holds
+          raw arguments, treat them as exposed and rotate any secret in them.""",
     ),
     _r(
         "SA649",
@@ -243,6 +290,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           digest: `sha256:` + hex of the text or arguments, or the bare remote approval digest for inner
           remote-tool rows. Any other value breaks the audit trail and may leak raw input (not
           echoed).""",
+        fix="""Compare the decision, and its outbox copy which carries the same `input_digest`, with a
+          backup. If the column holds raw input, treat it as exposed wherever the audit trail is exported.""",
     ),
     _r(
         "SA650",
@@ -253,6 +302,9 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §4.12, §6.3, §10 invariant 21 (P). Face tool cards carry the agent's argument digest in
           the local form (the outer use_hand call included). Another value cannot be matched to the call
           it displays, and may be raw arguments (not echoed).""",
+        fix="""Compare the card with a backup and find out what wrote it; the card cannot be matched to
+          the call it shows. If the column holds raw arguments, treat them as exposed and rotate any
+          secret in them.""",
     ),
     # --- cross-table digests and linkage (§6, §7.3) ---------------------------------------------------
     _r(
@@ -266,6 +318,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           the command sent to the Hand is not the command a human approved — or one of the rows was
           edited. Approvals written before the lifecycle columns existed (trace_id '') are skipped
           (§11).""",
+        fix="""Do not take the run as the approved command: learn from the Hand which arguments it
+          received (it rejects a digest that does not match them), and compare both rows with a backup to
+          find out which was edited.""",
     ),
     _r(
         "SA652",
@@ -278,6 +333,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           tool) carry the approved digest as input_digest. A mismatch means the decision trail describes
           another call than the approval: which one ran is uncertain. Pre-lifecycle approvals are
           skipped (§11).""",
+        fix="""Compare the approval and its decisions with a backup. Which call ran is uncertain: pass the
+          arguments you believe ran to `--claims` to see which digest they match, or check the tool's
+          effect at its target.""",
     ),
     _r(
         "SA653",
@@ -289,6 +347,10 @@ RUNS_RULES: tuple[Rule, ...] = (
           `require_approval` tool decision (user_allow_once / user_allow_session) with the approval_id.
           Its absence means the security audit never recorded acting on the approval (deleted rows, or
           a crash between the two writes). Pre-lifecycle approvals are skipped (§11).""",
+        fix="""Check whether the Mind died right after the approval (the request ends unfinished, or
+          `startup_recovery` events follow soon after `resolved_at`); if not, security decision rows were
+          deleted, so compare with a backup. Whether the approved tool ran must then be judged from the
+          messages and the tool's target.""",
     ),
     _r(
         "SA654",
@@ -301,6 +363,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           remote execution record was deleted (or the Mind died in between): the responder cannot see
           whether the approved command reached a Hand. Cancelled approvals (also those cancelled by
           startup recovery) legitimately have none. Pre-lifecycle approvals are skipped (§11).""",
+        fix="""If the Mind died between the approval and creating the run, nothing was sent and restart
+          recovery writes no run. Otherwise the run was deleted with its events: restore them from a
+          backup and ask the Hand whether a command with this run id arrived.""",
     ),
     _r(
         "SA655",
@@ -312,6 +377,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           remote_runs.created_at >= approval.resolved_at. An earlier run means the command may have been
           sent before anyone approved it, or the times were edited. Pre-lifecycle approvals are skipped
           (§11).""",
+        fix="""Check the Mind's clock, then compare the run and approval times with a backup and ask the
+          Hand when the command arrived: a run created before its approval may have been sent unapproved.""",
     ),
     _r(
         "SA656",
@@ -323,6 +390,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           approval.trace_id = run.trace_id and approval.parent_span_id = run.span_id. A difference weakens
           the link between approval and execution but is not proof of tampering. Rows with an empty
           trace_id are skipped (§11).""",
+        fix="""Nothing to fix on its own: the link between approval and run rests on
+          `approval_audits.run_id` and the matching digest (SA651). Compare the rows with a backup if
+          other findings concern them.""",
     ),
     # --- security decisions and the outbox (§4.14, §4.15, §6.7) ---------------------------------------
     _r(
@@ -334,6 +404,8 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §4.14, §4.15, §10 invariant 17 (H). Each decision and its `security.decision` outbox row
           are inserted in one transaction, and nothing at HEAD prunes the outbox. A missing row means
           one of the two audit copies was deleted.""",
+        fix="""Either the outbox row was deleted or the decision row was inserted outside Half-Pi: compare
+          with a backup, and check whether other rows of the same trace were removed too.""",
     ),
     _r(
         "SA658",
@@ -344,6 +416,8 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §4.15, §6.7, §10 invariant 17 (H). The outbox row has event_type `security.decision`,
           schema_version 1, the decision's trace_id and span_id, subject_id = conversation_id and the same
           created_at. A difference means one of the two copies of the security audit was edited.""",
+        fix="""Compare both rows with a backup to learn which copy was edited; until then trust neither
+          value of the fields that differ.""",
     ),
     _r(
         "SA659",
@@ -356,6 +430,8 @@ RUNS_RULES: tuple[Rule, ...] = (
           stored), written in the same transaction; sessaudit rebuilds it byte for byte. A mismatch means
           the decision (allow/deny, approval, digest, ...) and its outbox copy disagree: one was
           edited.""",
+        fix="""Compare the decision row and its outbox payload with a backup: the field where they differ
+          (decision, approval, digest, …) was edited in one of the two copies.""",
     ),
     _r(
         "SA660",
@@ -366,6 +442,8 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §4.15, §10 invariant 17 (H). Outbox rows of type security.decision exist only beside their
           decision row. An orphan means the decision itself — what was allowed or denied — was
           deleted.""",
+        fix="""Restore the decision row from a backup; meanwhile the outbox payload is the surviving copy
+          of what was allowed or denied.""",
     ),
     _r(
         "SA661",
@@ -375,6 +453,8 @@ RUNS_RULES: tuple[Rule, ...] = (
         "An outbox payload is not a JSON object of at most 64 KiB.",
         """Spec §4.15, §10 invariant 18 (H). The store refuses a payload that is empty, larger than 64
           KiB, not valid JSON or not starting with `{`. Such a payload was not written by Half-Pi.""",
+        fix="""Compare the row with a backup and find out what wrote it; the store refuses such a payload,
+          so it did not come from Half-Pi.""",
     ),
     _r(
         "SA662",
@@ -384,6 +464,8 @@ RUNS_RULES: tuple[Rule, ...] = (
         "An outbox row is both delivered and dead-lettered.",
         """Spec §4.15, §10 invariant 18 (H). Delivery and dead-lettering each update only rows where both
           are still 0, so a row cannot have both.""",
+        fix="""Find out what processed the outbox (the Mind at HEAD never dispatches it) and compare the
+          row with a backup.""",
     ),
     _r(
         "SA663",
@@ -395,6 +477,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           stays attempts = 0, delivered_at = dead_letter_at = 0, last_error '' and available_at =
           created_at. A dispatched row means another program processed (or edited) the security event
           stream.""",
+        fix="""Find the program that dispatched or edited the outbox: it has read the security event
+          stream and may have sent it on. If it is a dispatcher you run on purpose, nothing in the store
+          is wrong.""",
     ),
     _r(
         "SA664",
@@ -406,6 +491,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           duration_ms, failure_code, execution_outcome and delivery_outcome, each a string, integer or
           boolean, and writes the result as a JSON object. Other keys or values were not written by
           Half-Pi — and may carry data the redaction was meant to keep out.""",
+        fix="""Compare the decision with a backup and find out what wrote it; check the extra keys or
+          values for data the redaction should have kept out, and treat such data as exposed in the store
+          and its exports.""",
     ),
     _r(
         "SA665",
@@ -416,6 +504,8 @@ RUNS_RULES: tuple[Rule, ...] = (
         """Spec §4.14, §10 invariant 19 (H). The store sanitises risk labels to at most 64 non-empty UTF-8
           strings of at most 128 bytes and writes them as a JSON array. Anything else was written
           outside Half-Pi.""",
+        fix="""Compare the decision with a backup and find out what wrote the labels; the store sanitises
+          them, so they were written outside Half-Pi.""",
     ),
     # --- raw arguments (§6.2, §6.3, §10 invariants 20, 21) --------------------------------------------
     _r(
@@ -433,6 +523,10 @@ RUNS_RULES: tuple[Rule, ...] = (
           A batch is saved after its last tool, so only assistant rows saved at or after the
           approval's second are candidates; an approval with none (a crash before the batch was saved)
           is not judged.""",
+        fix="""A Mind configured with lifecycle transformers (none by default) legitimately approves other
+          bytes; otherwise the call in the conversation is not the one approved. Pass the arguments you
+          believe were approved to `--claims` to check them, and treat the call in the conversation as
+          unapproved: check its effect at its target.""",
     ),
     _r(
         "SA667",
@@ -449,6 +543,9 @@ RUNS_RULES: tuple[Rule, ...] = (
           reviewer's summary that quotes the command counts too: it is a real copy in the audit trail.
           The value itself is never echoed: the finding names where it came from and where it was
           found.""",
+        fix="""Find out how the value got there (the finding names the column): a free-text reason or
+          reviewer summary quoting the command, or a row written outside Half-Pi. If the value is a
+          secret, rotate it, and restrict the store and every audit export made from it.""",
     ),
 )
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
+from sessaudit import progress
 from sessaudit.evidence import CHUNK, NotRegularFile, open_evidence
 from sessaudit.formats.half_pi.storefiles import (
     LockInfo,
@@ -233,6 +234,7 @@ def _copy_hashed(source: str, suffix: str, target: str) -> StoreFile:
             while chunk := stream.read(CHUNK):
                 digest.update(chunk)
                 output.write(chunk)
+                progress.advance(len(chunk))
                 size += len(chunk)
     return StoreFile(suffix, source, size, digest.hexdigest(), stat.S_IMODE(mode))
 

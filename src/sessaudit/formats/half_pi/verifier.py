@@ -8,6 +8,7 @@ the usage of compaction summaries, and `--claims`. Credential tables are only co
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from typing import Final
@@ -30,6 +31,7 @@ from sessaudit.formats.half_pi.snapshot import (
 )
 from sessaudit.formats.half_pi.sqlchecks import Violation
 from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
+from sessaudit.limits import FILE_TOO_LARGE, size_text
 from sessaudit.model import Finding, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
@@ -81,17 +83,47 @@ def verify_half_pi(
     snapshot_options: SnapshotOptions | None = None,
 ) -> SourceOutcome:
     """Verify the store at `real_path` (reported as `path`); nothing beside it is written or locked."""
+    limit = options.limits.max_file_bytes
+    sizes = [(path + suffix, _size(real_path + suffix)) for suffix in ("", "-wal")]
+    if any(size > limit for _, size in sizes):  # its tables are read whole: refused before the copy
+        return SourceOutcome(FORMAT, None, [], findings=_too_large(sizes, limit))
     taken = take_snapshot(real_path, snapshot_options or SnapshotOptions())
     if isinstance(taken, SnapshotFailure):
         rule = FATAL_RULES.get(taken.kind, "SA681")
         problem = finding(rule, f"{path}: {taken.message}", path=path, evidence={"attempts": taken.attempts})
         return SourceOutcome(FORMAT, None, taken.file_reads(path), findings=[problem])
     with taken as snapshot:
+        copied = snapshot.file_reads(path)
+        if any(item.bytes > limit for item in copied):  # grew past the limit after the check above
+            sizes = [(item.path, item.bytes) for item in copied]
+            return SourceOutcome(FORMAT, None, copied, findings=_too_large(sizes, limit))
         try:
             return _verify_open(path, snapshot, options)
         except SQLITE_READ_ERRORS as error:
             # a page SQLite cannot read (past what integrity_check reported) stops every later query
             return _unreadable_pages(path, snapshot, error)
+
+
+def _size(real_path: str) -> int:
+    try:
+        return os.lstat(real_path).st_size
+    except OSError:  # absent or unreadable: the snapshot reports it
+        return 0
+
+
+def _too_large(sizes: list[tuple[str, int]], limit: int) -> list[Finding]:
+    """SA012 for each store file over `--max-file-bytes` (every table of a store is read into memory)."""
+    return [
+        finding(
+            FILE_TOO_LARGE,
+            f"{shown} is {size} bytes, over the --max-file-bytes limit of {size_text(limit)} for a Half-Pi "
+            "store (its tables are read whole); the store was not verified",
+            path=shown,
+            evidence={"bytes": size, "max_file_bytes": limit},
+        )
+        for shown, size in sizes
+        if size > limit
+    ]
 
 
 def _unreadable_pages(path: str, snapshot: Snapshot, error: Exception) -> SourceOutcome:

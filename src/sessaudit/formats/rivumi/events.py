@@ -22,9 +22,17 @@ from sessaudit.formats.rivumi.eventtypes import (
 from sessaudit.formats.rivumi.ledger import LedgerPlace, UsageRow, usage_row
 from sessaudit.formats.rivumi.ordering import LoopOrder
 from sessaudit.framing import LineReader
+from sessaudit.limits import (
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_MAX_LINE_BYTES,
+    LINE_TOO_LONG,
+    TOO_MANY_FINDINGS,
+    line_too_long_message,
+    too_many_findings_message,
+)
 from sessaudit.model import Finding, Usage
 from sessaudit.rules import finding
-from sessaudit.strictjson import LineProblem, decode_line
+from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, decode_line
 
 CANONICAL_CREATED_AT: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")
 # Raw in a valid line (the JSON encoder escapes only controls below U+0020), yet line breaks to
@@ -83,17 +91,34 @@ class EventLog:
 
 
 def verify_events(
-    path: str, stream: BinaryIO, size: int, *, run_id: str | None = None, task_id: str | None = None
+    path: str,
+    stream: BinaryIO,
+    size: int,
+    *,
+    run_id: str | None = None,
+    task_id: str | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_findings: int = DEFAULT_MAX_FINDINGS,
 ) -> EventLog:
     """Verify the first `size` bytes of an events.jsonl; `run_id`/`task_id` are the expected ids, if known."""
-    return _Verification(path, stream, size, run_id, task_id).run()
+    return _Verification(path, stream, size, run_id, task_id, max_line_bytes, max_findings).run()
 
 
 class _Verification:
     def __init__(
-        self, path: str, stream: BinaryIO, size: int, run_id: str | None, task_id: str | None
+        self,
+        path: str,
+        stream: BinaryIO,
+        size: int,
+        run_id: str | None,
+        task_id: str | None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_findings: int = DEFAULT_MAX_FINDINGS,
     ) -> None:
         self.log = EventLog(path)
+        self.max_line_bytes = max_line_bytes
+        self.max_findings = max_findings
+        self.capped_at: int | None = None  # the line where --max-findings stopped checking
         self.stream = stream
         self.size = size
         self.expected_run_id = run_id
@@ -109,6 +134,10 @@ class _Verification:
         self.sequence: int | None = None
 
     def report(self, code: str, message: str, pointer: str | None = None, **evidence: Any) -> None:
+        if len(self.log.findings) >= self.max_findings:  # --max-findings: checking stops (SA014 at the end)
+            if self.capped_at is None:
+                self.capped_at = self.line
+            return
         self.log.findings.append(
             finding(
                 code,
@@ -124,16 +153,46 @@ class _Verification:
 
     def run(self) -> EventLog:
         start = self.stream.tell()
-        reader = LineReader(self.stream, self.size)
+        reader = LineReader(self.stream, self.size, max_line_bytes=self.max_line_bytes)
         for line in reader:
+            if self.capped_at is not None:  # the rest is only hashed and counted
+                continue
+            if line.over_limit:
+                self.over_limit(line.number, line.offset, line.over_limit)
+                continue
             self.check_line(line.number, line.offset, line.data, terminated=True)
         log = self.log
         log.bytes_read, log.sha256, log.line_count = reader.bytes_read, reader.sha256, reader.line_count
-        if reader.torn_tail_bytes:
+        if self.capped_at is None and reader.torn_tail_bytes > self.max_line_bytes:
+            # a torn tail over the limit is never held: reported, not read
+            log.torn_tail_bytes, log.torn_tail_offset = reader.torn_tail_bytes, reader.torn_tail_offset
+            self.over_limit(reader.line_count + 1, reader.torn_tail_offset, reader.torn_tail_bytes)
+        elif self.capped_at is None and reader.torn_tail_bytes:
             self.stream.seek(start + reader.torn_tail_offset)
             tail = self.stream.read(reader.torn_tail_bytes)
             self.check_line(reader.line_count + 1, reader.torn_tail_offset, tail, terminated=False)
+        if self.capped_at is not None:
+            self.log.findings.append(
+                finding(
+                    TOO_MANY_FINDINGS,
+                    too_many_findings_message(self.max_findings, self.capped_at),
+                    path=log.path,
+                    line=self.capped_at,
+                    evidence={"max_findings": self.max_findings},
+                )
+            )
         return log
+
+    def over_limit(self, number: int, offset: int, length: int) -> None:
+        """SA010: a line too long to hold; it still takes a sequence slot, as an unparseable line does."""
+        self.line, self.offset, self.sequence = number, offset, None
+        self.next_sequence += 1
+        self.report(
+            LINE_TOO_LONG,
+            line_too_long_message(number, length, self.max_line_bytes),
+            line_bytes=length,
+            max_line_bytes=self.max_line_bytes,
+        )
 
     # --- one physical line ------------------------------------------------------------------------
     def check_line(self, number: int, offset: int, data: bytes, *, terminated: bool) -> None:
@@ -150,6 +209,13 @@ class _Verification:
             record = decode_line(data)
         except LineProblem as problem:
             self.next_sequence += 1  # the line still takes a slot, so later sequences are not all blamed
+            if problem.rule == NESTING_TOO_DEEP:  # a limit of sessaudit's: not judged, not verified
+                if not terminated:
+                    self.log.torn_tail_bytes, self.log.torn_tail_offset = len(data), offset
+                self.report(
+                    problem.rule, f"line {number}: {problem.message}", problem.pointer, column=problem.column
+                )
+                return
             if not terminated:
                 self.log.torn_tail_bytes = len(data)
                 self.log.torn_tail_offset = offset

@@ -13,7 +13,7 @@ from sessaudit.formats.rivumi.manifest_fields import TERMINAL_PHASES
 from sessaudit.model import Finding
 from sessaudit.resources import load_schema
 from sessaudit.rules import finding
-from sessaudit.strictjson import LineProblem, loads_strict
+from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, loads_strict
 
 SESSION_SCHEMA: Final = "rivumi-session.v1.schema.json"
 REQUEST_SCHEMA: Final = "rivumi-request.v1.schema.json"
@@ -68,8 +68,10 @@ def _decode(path: str, data: bytes, code: str, artifact: JsonArtifact) -> None:
         artifact.findings.append(finding(code, f"{path} is not UTF-8 (byte {error.start})", path=path))
         return
     except LineProblem as problem:
+        # nesting past the decoder's limit is sessaudit's limit (SA011, unreadable), not a verdict on the file
+        rule = problem.rule if problem.rule == NESTING_TOO_DEEP else code
         artifact.findings.append(
-            finding(code, f"{path} is not strict JSON: {problem.message}", path=path, pointer=problem.pointer)
+            finding(rule, f"{path} is not strict JSON: {problem.message}", path=path, pointer=problem.pointer)
         )
         return
     if not isinstance(document, dict):

@@ -13,6 +13,7 @@ from sessaudit.formats.interface import FileRead
 from sessaudit.formats.rivumi.events import EventLog, verify_events
 from sessaudit.formats.rivumi.manifest import JsonArtifact, check_lock, check_manifest, check_request
 from sessaudit.formats.rivumi.usage import cross_check_usage
+from sessaudit.limits import DEFAULT_LIMITS, FILE_TOO_LARGE, Limits, over_limit, size_text
 from sessaudit.model import Finding
 from sessaudit.rules import finding
 
@@ -35,8 +36,20 @@ class RunCheck:
     request: JsonArtifact | None = None
     findings: list[Finding] = field(default_factory=list)
 
+    @property
+    def too_large(self) -> bool:
+        """A run file was over `--max-file-bytes` and not read (SA012)."""
+        return any(item.rule == FILE_TOO_LARGE for item in self.findings)
 
-def _read(shown: str, real: str, check: RunCheck) -> bytes | None:
+    @property
+    def over_limit(self) -> bool:
+        """A file was not read, or the event log not read whole, because of a limit (SA010–SA014): what
+        depends on every event (reconciliation, Rivumi's answers, the usage cross-check) is not derived."""
+        logged = self.log.findings if self.log is not None else []
+        return self.too_large or bool(over_limit(self.findings)) or bool(over_limit(logged))
+
+
+def _read(shown: str, real: str, check: RunCheck, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     """A regular file's bytes (never following a symlink), or None when absent; problems become findings.
 
     Only the size at open is read, so a log appended to meanwhile is verified as the snapshot it was when
@@ -51,6 +64,18 @@ def _read(shown: str, real: str, check: RunCheck) -> bytes | None:
     except OSError as error:
         check.findings.append(finding("SA543", f"{shown} cannot be opened: {error.strerror}", path=shown))
         return None
+    if size > limits.max_file_bytes:  # held whole below: refused by its size at open, never read
+        stream.close()
+        check.findings.append(
+            finding(
+                FILE_TOO_LARGE,
+                f"{shown} is {size} bytes, over the --max-file-bytes limit of "
+                f"{size_text(limits.max_file_bytes)} for a file read whole; the run was not verified",
+                path=shown,
+                evidence={"bytes": size, "max_file_bytes": limits.max_file_bytes},
+            )
+        )
+        return None
     try:
         with stream:
             data = b"".join(read_chunks(stream, size))
@@ -61,11 +86,16 @@ def _read(shown: str, real: str, check: RunCheck) -> bytes | None:
     return data
 
 
-def check_run_directory(shown: str, real: str) -> RunCheck:
-    """Each file of the run read once (events.jsonl, session.json, request.json, .writer.lock) and checked."""
+def check_run_directory(shown: str, real: str, limits: Limits = DEFAULT_LIMITS) -> RunCheck:
+    """Each file of the run read once (events.jsonl, session.json, request.json, .writer.lock) and checked.
+
+    A file over `limits.max_file_bytes` is not read and nothing is checked (`too_large`): the run's
+    answers depend on every file, so none is given from a part."""
     check = RunCheck(shown)
     for name in RUN_FILES:
-        check.contents[name] = _read(os.path.join(shown, name), os.path.join(real, name), check)
+        check.contents[name] = _read(os.path.join(shown, name), os.path.join(real, name), check, limits)
+    if check.too_large:
+        return check
     for entry in sorted(os.listdir(real)):
         if entry.startswith(TEMP_PREFIXES):
             check.findings.append(
@@ -95,8 +125,10 @@ def check_run_directory(shown: str, real: str) -> RunCheck:
             len(events_data),
             run_id=run_id if isinstance(run_id, str) else directory_name,
             task_id=task_id if isinstance(task_id, str) else None,
+            max_line_bytes=limits.max_line_bytes,
+            max_findings=limits.max_findings,
         )
-        if document is not None:
+        if document is not None and not over_limit(check.log.findings):
             check.findings.extend(cross_check_usage(os.path.join(shown, "session.json"), document, check.log))
     unreadable = {item.location.path for item in check.findings if item.rule == "SA543"}
     # a file that exists but could not be read is reported once, not also as missing

@@ -43,7 +43,11 @@ SESSION_RULES: Final = frozenset(
 
 def verify_rivumi(path: str, real_path: str, options: VerifyOptions = DEFAULT_OPTIONS) -> SourceOutcome:
     """Verify the run directory `real_path` (reported as `path`); nothing in it is written or locked."""
-    check = check_run_directory(path, real_path)
+    check = check_run_directory(path, real_path, options.limits)
+    if check.over_limit:  # SA010–SA014: the run is not verified whole, so no session and no native answers
+        document = check.manifest.document if check.manifest is not None else None
+        findings = sorted(check.findings, key=Finding.sort_key)
+        return SourceOutcome(FORMAT, _format_version(document), check.files, findings=findings)
     events_path = os.path.join(path, "events.jsonl")
     manifest = check.manifest
     document = manifest.document if manifest is not None else None

@@ -22,6 +22,7 @@ from sessaudit.formats.tiny_agent.shapes import (
 from sessaudit.formats.tiny_agent.state import COMPACTION, FACT, RESERVED_COMPACTION_RESULT, Place
 from sessaudit.formats.tiny_agent.steps import lookup_operation
 from sessaudit.framing import LineReader
+from sessaudit.limits import REREAD_LINE_BYTES
 from sessaudit.strictjson import LineProblem, decode_line
 
 if TYPE_CHECKING:
@@ -242,7 +243,8 @@ class Rereader:
         first = True
         try:
             stream.seek(self.body_offset)
-            for line in LineReader(stream, self.line_end - self.body_offset):
+            length = self.line_end - self.body_offset
+            for line in LineReader(stream, length, report_progress=False, max_line_bytes=REREAD_LINE_BYTES):
                 try:
                     value = decode_line(line.data)
                 except LineProblem:

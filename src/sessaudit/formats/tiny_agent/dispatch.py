@@ -37,5 +37,5 @@ def verify_tiny_agent_file(
 ) -> SourceOutcome:
     """The engine's entry point for every tiny-agent source (CONTRACT §1 version routing)."""
     if is_legacy_v1(stream, size):
-        return verify_tiny_agent_v1(path, real_path, stream, size)
+        return verify_tiny_agent_v1(path, real_path, stream, size, options.limits)
     return verify_tiny_agent(path, real_path, stream, size, options)

@@ -20,6 +20,14 @@ from sessaudit.formats.tiny_agent.legacy_v1_recovery import Note
 from sessaudit.formats.tiny_agent.legacy_v1_seed import v1_context, v1_seed
 from sessaudit.formats.tiny_agent.legacy_v1_turns import Turns
 from sessaudit.framing import BYTE_ORDER_MARK, Line, LineReader
+from sessaudit.limits import (
+    DEFAULT_LIMITS,
+    LINE_TOO_LONG,
+    TOO_MANY_FINDINGS,
+    Limits,
+    line_too_long_message,
+    too_many_findings_message,
+)
 from sessaudit.model import Finding, Run, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.strictjson import LineProblem, decode_line
@@ -36,10 +44,12 @@ _FIRST_LINE_CODES = {
 }
 
 
-def verify_tiny_agent_v1(path: str, real_path: str, stream: BinaryIO, size: int) -> SourceOutcome:
+def verify_tiny_agent_v1(
+    path: str, real_path: str, stream: BinaryIO, size: int, limits: Limits = DEFAULT_LIMITS
+) -> SourceOutcome:
     """Verify one legacy v1 session file: the first `size` bytes of `stream`, read once, never written."""
-    reader = LineReader(stream, size)
-    verifier = _Verifier()
+    reader = LineReader(stream, size, max_line_bytes=limits.max_line_bytes)
+    verifier = _Verifier(limits=limits)
     for line in reader:
         verifier.take(line, bom=line.number == 1 and reader.has_bom)
     return verifier.outcome(path, real_path, reader, stream)
@@ -111,6 +121,8 @@ class _Verifier:
     previous_time: int | None = None
     early: list[Line] = field(default_factory=list)  # lines stamped before createdAt
     totals: _Totals = field(default_factory=_Totals)
+    limits: Limits = DEFAULT_LIMITS
+    capped_at: int | None = None  # the line where --max-findings stopped checking
 
     def __post_init__(self) -> None:
         self.turns = Turns(self.notes)
@@ -119,6 +131,10 @@ class _Verifier:
         self.notes.append(Note(code, message, line.number, line.offset, pointer, evidence or None))
 
     def take(self, line: Line, *, bom: bool) -> None:
+        if self.capped_at is not None or len(self.notes) >= self.limits.max_findings:
+            # --max-findings: the rest is only hashed and counted (SA014 in the outcome)
+            self.capped_at = self.capped_at or line.number
+            return
         if bom:
             self.note(
                 UTF8_BOM,
@@ -126,6 +142,19 @@ class _Verifier:
                 "it, but its writer never writes one",
                 line,
             )
+        if line.over_limit:  # hashed and counted, never held: a fact (or the header) that is not verified
+            is_header, self.header_seen = not self.header_seen, True
+            if not is_header:
+                self.facts, self.last_fact_line = self.facts + 1, line.number
+                self.turns.unusable(line)
+            self.note(
+                LINE_TOO_LONG,
+                line_too_long_message(line.number, line.over_limit, self.limits.max_line_bytes),
+                line,
+                line_bytes=line.over_limit,
+                max_line_bytes=self.limits.max_line_bytes,
+            )
+            return
         if not line.data or (bom and line.data == BYTE_ORDER_MARK):
             # tiny-agent v1 reads with trim/split/filter(Boolean), so it skips empty lines; v2 rejects them.
             if line.number == 1:
@@ -245,6 +274,12 @@ class _Verifier:
 
     def outcome(self, path: str, real_path: str, reader: LineReader, stream: BinaryIO) -> SourceOutcome:
         self._file_notes(reader)
+        if self.capped_at is not None:
+            limit = self.limits.max_findings
+            message = too_many_findings_message(limit, self.capped_at)
+            self.notes.append(
+                Note(TOO_MANY_FINDINGS, message, self.capped_at, None, None, {"max_findings": limit})
+            )
         runs = self._with_seeds(self.turns.finish(), path, reader, stream)
         findings = sorted((self._finding(note, path) for note in self.notes), key=Finding.sort_key)
         committed = reader.line_count > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, BinaryIO
 
 from sessaudit.framing import LineReader
+from sessaudit.limits import REREAD_LINE_BYTES
 from sessaudit.model import ForkPoint, Recovery, Seed, SeedContext, SeedSource
 from sessaudit.strictjson import LineProblem, decode_line
 
@@ -19,7 +20,7 @@ def v1_context(stream: BinaryIO, committed: int, through_line: int) -> list[Any]
     message and the last `keptMessages` messages."""
     messages: list[Any] = []
     stream.seek(0)
-    for line in LineReader(stream, committed):
+    for line in LineReader(stream, committed, report_progress=False, max_line_bytes=REREAD_LINE_BYTES):
         if line.number == 1:
             continue
         if line.number > through_line:

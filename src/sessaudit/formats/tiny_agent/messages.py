@@ -6,6 +6,8 @@ import hashlib
 from json.encoder import encode_basestring as encode_string
 from typing import Any, Final
 
+import orjson
+
 from sessaudit.formats.tiny_agent.digests import DIGEST_PATTERN
 from sessaudit.formats.tiny_agent.shapes import (
     INVALID_FACT,
@@ -179,7 +181,28 @@ TOOL_DECLARATION_KEYS: Final = frozenset(("name", "definitionDigest"))
 
 def parse_configuration(value: Any, pointer: str) -> tuple[str, frozenset[str]]:
     """Validate a configurationSnapshot; return the sha256 digest of its normalised canonical form and the
-    declared tool names. Digest fields go through String() first, exactly as the reducer reads them."""
+    declared tool names. Digest fields go through String() first, exactly as the reducer reads them.
+
+    Snapshots repeat from attempt to attempt: one already accepted is recognised by its orjson encoding,
+    which differs for any difference of value, type (1, 1.0, true, "1") or key order, so the answer is
+    the same as validating it again."""
+    try:
+        written = orjson.dumps(value) if type(value) is dict else None
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits: validate it the long way
+        written = None
+    if written is not None:
+        known = _ACCEPTED.get(written)
+        if known is not None:
+            return known
+    known = _parse_configuration(value, pointer)
+    if written is not None:
+        if len(_ACCEPTED) >= 256:
+            _ACCEPTED.clear()
+        _ACCEPTED[written] = known
+    return known
+
+
+def _parse_configuration(value: Any, pointer: str) -> tuple[str, frozenset[str]]:
     snapshot = require_object(value, INVALID_FACT, pointer, "configurationSnapshot")
     if not SNAPSHOT_KEYS.issuperset(snapshot):
         require_exact(snapshot, SNAPSHOT_KEYS, INVALID_FACT, pointer, "configurationSnapshot")
@@ -239,13 +262,17 @@ def parse_configuration(value: Any, pointer: str) -> tuple[str, frozenset[str]]:
         f'"outputOptionsDigest":"{output_options}","routingIdentity":{encode_string(routing)},'
         f'"systemPromptDigest":"{system_prompt}","tools":[{declared}]}}'
     )
-    digest = _DIGESTS.get(canonical)
-    if digest is None:
+    known = _DIGESTS.get(canonical)
+    if known is None:
         if len(_DIGESTS) >= 256:
             _DIGESTS.clear()
-        digest = _DIGESTS[canonical] = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-    return digest, frozenset(names)
+        digest = "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        known = _DIGESTS[canonical] = (digest, frozenset(names))
+    return known
 
 
-# Snapshots repeat from attempt to attempt; their canonical text is the key, so a hit is exact.
-_DIGESTS: dict[str, str] = {}
+# Snapshots repeat from attempt to attempt; their canonical text is the key, so a hit is exact (the
+# canonical text lists every tool name). Attempts keep the shared digest and name set, not copies.
+_DIGESTS: dict[str, tuple[str, frozenset[str]]] = {}
+# Accepted snapshots by their orjson encoding (see parse_configuration).
+_ACCEPTED: dict[bytes, tuple[str, frozenset[str]]] = {}

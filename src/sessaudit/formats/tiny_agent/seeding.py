@@ -7,6 +7,7 @@ from typing import Any, BinaryIO
 
 from sessaudit.formats.tiny_agent.state import Operation
 from sessaudit.framing import LineReader
+from sessaudit.limits import REREAD_LINE_BYTES
 from sessaudit.strictjson import LineProblem, decode_line
 
 ASSIGN_UUID7: dict[str, str] = {"$assign": "uuid7"}
@@ -43,7 +44,7 @@ def fork_state(
     point of a finished run with an unknown effect)."""
     state = ForkState()
     stream.seek(0)
-    for line in LineReader(stream, committed):
+    for line in LineReader(stream, committed, report_progress=False, max_line_bytes=REREAD_LINE_BYTES):
         if line.number == 1:
             continue
         try:

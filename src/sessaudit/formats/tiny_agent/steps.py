@@ -138,12 +138,14 @@ def step_attempt(r: Reducer, record: dict[str, Any], place: Place) -> None:
     context = r.ref(
         record.get("contextThroughEntryId", MISSING), "/record/contextThroughEntryId", "contextThroughEntryId"
     )
-    if r.namespace.get(context, -1) < 0:
+    context_ordinal = r.namespace.get(context, -1)
+    if context_ordinal < 0:
         raise Violation(
             INVALID_REFERENCE,
             "/record/contextThroughEntryId",
             f"contextThroughEntryId {short_id(record['contextThroughEntryId'])} names no entry",
         )
+    context = r.entry_ids[context_ordinal]  # the id object the state already holds, not this line's copy
     if number == 1 and context != r.active_boundary:
         boundary = r.active_boundary
         raise Violation(
@@ -225,7 +227,8 @@ def step_attempt(r: Reducer, record: dict[str, Any], place: Place) -> None:
             )
         journal.set(first, "closed", True)
         journal.set(first, "superseded", True)
-    attempt = Attempt(attempt_id, operation.operation_id, step_id, number, kind, context, declared, tools)
+    # `digest` equals `declared` and is the one shared string of its snapshot (kept per attempt).
+    attempt = Attempt(attempt_id, operation.operation_id, step_id, number, kind, context, digest, tools)
     journal.put(r.attempts, attempt_id, attempt)
     if first is None:
         r.steps[step_id] = attempt

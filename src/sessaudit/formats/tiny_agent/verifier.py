@@ -15,9 +15,15 @@ from sessaudit.formats.tiny_agent.reducer import Failure, Reducer
 from sessaudit.formats.tiny_agent.shapes import Violation
 from sessaudit.formats.tiny_agent.state import Place
 from sessaudit.framing import Line, LineReader
+from sessaudit.limits import (
+    LINE_TOO_LONG,
+    TOO_MANY_FINDINGS,
+    line_too_long_message,
+    too_many_findings_message,
+)
 from sessaudit.model import Finding, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
-from sessaudit.strictjson import LineProblem, decode_line
+from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, decode_line
 from sessaudit.verdicts import Verdict
 
 FORMAT: Final = "tiny-agent"
@@ -40,7 +46,7 @@ class _Verification:
         self.options = options
         self.real_path = real_path
         self.stream = stream
-        self.reader = LineReader(stream, size)
+        self.reader = LineReader(stream, size, max_line_bytes=options.limits.max_line_bytes)
         self.findings: list[Finding] = []
         self.mode = TRACK
         self.header = headers.HeaderOutcome()
@@ -59,11 +65,17 @@ class _Verification:
         self.last_seq: int | None = None
         self.line_end = 0
         self.last_offset = 0
+        self.capped_at: int | None = None  # the line where --max-findings stopped checking
 
     # --- the pass -----------------------------------------------------------------------------
     def run(self) -> SourceOutcome:
         for line in self.reader:
-            self.line_end = self.rereader.line_end = line.offset + len(line.data) + 1
+            self.line_end = self.rereader.line_end = line.end
+            if self.capped_at is not None:  # --max-findings reached: the rest is only hashed and counted
+                continue
+            if line.over_limit:
+                self._over_limit(line)
+                continue
             if line.number == 1:
                 self._header(line)
                 continue
@@ -169,6 +181,8 @@ class _Verification:
                 self._stop(line)
                 start = failure.index if failure.index >= 0 else len(facts)
         for index in range(start, len(facts)):
+            if self.capped_at is not None:
+                break
             prefix = f"/{index}" if array else ""
             place = Place(line.number, line.offset, index if array else -1, 0)
             for issue in reducer.track(facts[index], place):
@@ -192,7 +206,48 @@ class _Verification:
         return problem.rule == failure.violation.rule and problem.pointer == failure.violation.pointer
 
     # --- findings -----------------------------------------------------------------------------
+    def _keep(self, item: Finding) -> None:
+        """Record a finding; past --max-findings none is recorded and checking stops (SA014 at the end)."""
+        if len(self.findings) < self.options.limits.max_findings:
+            self.findings.append(item)
+        elif self.capped_at is None:
+            self.capped_at = item.location.line or 1
+
+    def _over_limit(self, line: Line) -> None:
+        """SA010: a line too long to hold; reduction stops as after an unreadable line."""
+        limit = self.reader.max_line_bytes
+        if line.number == 1:
+            self.rereader.body_offset = self.line_end
+        self._keep(
+            finding(
+                LINE_TOO_LONG,
+                line_too_long_message(line.number, line.over_limit, limit),
+                path=self.path,
+                session_id=self.header.session_id,
+                line=line.number,
+                byte_offset=line.offset,
+                evidence={"line_bytes": line.over_limit, "max_line_bytes": limit},
+            )
+        )
+        if self.mode != ENCODING_ONLY:
+            self.reducer.next_seq = None
+            self._stop(line)
+
     def _line_problem(self, line: Line, problem: LineProblem) -> None:
+        if problem.rule == NESTING_TOO_DEEP:
+            # a limit of sessaudit's, not tiny-agent's answer: no native code
+            self._keep(
+                finding(
+                    problem.rule,
+                    f"line {line.number}: {problem.message}",
+                    path=self.path,
+                    session_id=self.header.session_id,
+                    line=line.number,
+                    byte_offset=line.offset + (problem.column or 0),
+                    pointer=problem.pointer,
+                )
+            )
+            return
         code = self.precedence.line_problem(line, problem.rule)
         offset = line.offset + (problem.column or 0)
         self._error(
@@ -221,7 +276,7 @@ class _Verification:
         """A finding; the first one that tiny-agent's reducer would meet becomes its answer."""
         if native:
             self.precedence.error(code, line.number, seq)
-        self.findings.append(
+        self._keep(
             finding(
                 rule,
                 message,
@@ -246,7 +301,7 @@ class _Verification:
 
     def _note_stopped(self, line: Line) -> None:
         self.note_due = False
-        self.findings.append(
+        self._keep(
             finding(
                 "SA215",
                 f"line {self.stopped_at} ended semantic reduction; from line {line.number} on only framing, "
@@ -304,6 +359,17 @@ class _Verification:
                         byte_offset=0,
                     )
                 )
+        if self.capped_at is not None:
+            self.findings.append(
+                finding(
+                    TOO_MANY_FINDINGS,
+                    too_many_findings_message(self.options.limits.max_findings, self.capped_at),
+                    path=self.path,
+                    session_id=header.session_id,
+                    line=self.capped_at,
+                    evidence={"max_findings": self.options.limits.max_findings},
+                )
+            )
         current = self.reducer.current
         native = self.precedence.answer(
             committed, reader.repaired_length, current.kind if current is not None else "idle"

@@ -1,0 +1,560 @@
+"""Benchmark corpora: large, valid session logs of each format, deterministic from a seed.
+
+    python bench/corpus.py --format tiny-agent --size 100MB --seed 1 --out DIR [--sessions N]
+                           [--crash-every K]
+
+Every source is written by the project's own builders (`formats/*/builder*.py`), so ids, seq, digests and
+UUIDv7s are valid by construction; the generator only chooses what happens and streams it to disk (memory
+stays bounded: the tiny-agent builder writes each line as it is made and remembers a few messages only).
+
+- `tiny-agent`: v2 sessions in `DIR/.tiny-agent/sessions/`: runs of 1-6 tool steps (read, grep, edit,
+  bash) with results from a few bytes to 300 KB, model and tool usage, an occasional retried step,
+  invalid-arguments synthetic result and user abort, and compactions on a geometric cadence (each after
+  the session grew by half, from 256 KiB: a compaction lists every message id so far, so a fixed cadence
+  would make a 1 GB session quadratic).
+- `rivumi`: a run root `DIR/runs/` of run directories (~64 KB each unless `--sessions` says how many).
+- `half-pi`: `--sessions` stores (default 1) `DIR/store-<i>/db/half-pi.db`, sized by the messages written.
+
+Every `--crash-every`-th source (default 50; 0: none) ends in a crash, cycling through the format's
+endings (tiny-agent: torn tail, open tool call, open model request; Rivumi: tool started, manifest one
+ahead, model requested; Half-Pi: an unanswered request). `DIR/corpus.json` lists each source with its
+bytes and its ending, so a check can expect verdict `clean` exactly where no crash was put. The same
+arguments give byte-identical files, whatever `--workers`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Final
+
+from sessaudit.formats.half_pi.builder import StoreBuilder
+from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiCall
+from sessaudit.formats.rivumi.builder import DEFAULT_START, RunBuilder
+from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode, Killed
+from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiCall
+from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
+from sessaudit.formats.tiny_agent.builder_core import session_file_name
+
+FORMATS: Final = ("tiny-agent", "rivumi", "half-pi")
+ENDINGS: Final = {
+    "tiny-agent": ("torn-tail", "open-tool", "open-model"),
+    "rivumi": ("tool-started", "manifest-ahead", "model-requested"),
+    "half-pi": ("unanswered-request",),
+}
+MANIFEST: Final = "corpus.json"
+KIB: Final = 1024
+RIVUMI_RUN_BYTES: Final = 64 * KIB
+FIRST_COMPACTION: Final = 256 * KIB
+POOL_CHARS: Final = 1 << 20
+_UNITS: Final = {
+    "": 1,
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "KIB": KIB,
+    "MIB": KIB**2,
+    "GIB": KIB**3,
+}
+
+_WORD_TEXT: Final = (
+    "return self value items total price qty cart order user session id list dict None True False def "
+    "class import from if else for while try except raise with as async await yield lambda assert "
+    "const let function export default module require test expect describe it should error warning "
+    "info debug trace request response status code message path file line column config build run "
+    "deploy pipeline cache index query select where insert update delete table row count sum avg "
+    "épreuve naïve café résumé größe ✓ → λ 日本 数据 ok failed passed skipped"
+)
+WORDS: Final = tuple(_WORD_TEXT.split())
+PUNCTUATION: Final = (
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    ";",
+    ",",
+    ".",
+    "=",
+    "==",
+    '"',
+    "'",
+    "\\",
+    "/",
+    "->",
+    "#",
+)
+QUESTIONS: Final = (
+    "The cart test fails since items became {price, qty}; can you fix total()?",
+    "Why does the build break on CI but not locally?",
+    "Add a retry with backoff to the HTTP client and cover it with a test.",
+    "Rename the `order` module to `orders` everywhere and keep the tests green.",
+    "Find where the session id is logged and redact it.",
+    "The deploy script hangs after the migration step; investigate.",
+)
+TOOLS: Final = ("read", "grep", "edit", "bash")
+
+
+def parse_size(text: str) -> int:
+    """`100MB`, `1GB`, `512KiB`, `2000000` → bytes (decimal units; KiB/MiB/GiB binary)."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    unit = match.group(2).upper() if match else ""
+    if match is None or unit not in _UNITS:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 10MB, 1GB, 512KiB)")
+    return int(float(match.group(1)) * _UNITS[unit])
+
+
+def format_size(count: float) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if count >= scale:
+            return f"{count / scale:g}{unit}" if count % scale == 0 else f"{count / scale:.1f}{unit}"
+    return f"{int(count)}B"
+
+
+class TextPool:
+    """~1 MB of code- and log-like text (quotes, backslashes, tabs, non-ASCII) from the seed; slices of it
+    are message and tool contents, so making content costs a slice, not a random draw per character."""
+
+    def __init__(self, seed: int) -> None:
+        generator = random.Random(seed)
+        lines: list[str] = []
+        for _ in range(4096):
+            indent = "    " * generator.randrange(4) if generator.random() < 0.8 else "\t"
+            tokens = generator.choices(WORDS, k=generator.randrange(2, 14))
+            for _ in range(generator.randrange(0, 4)):
+                tokens.insert(generator.randrange(len(tokens) + 1), generator.choice(PUNCTUATION))
+            lines.append(indent + " ".join(tokens))
+        average = sum(len(line) + 1 for line in lines) / len(lines)
+        self.text = "\n".join(generator.choices(lines, k=int(POOL_CHARS / average) + 1))
+
+    def take(self, generator: random.Random, length: int) -> str:
+        length = max(1, min(length, len(self.text)))
+        start = generator.randrange(len(self.text) - length + 1)
+        return self.text[start : start + length]
+
+
+@dataclass
+class Source:
+    path: str  # relative to the corpus folder
+    bytes: int
+    ending: str  # "clean" or one of ENDINGS[format]
+
+
+@dataclass
+class Corpus:
+    format: str
+    seed: int
+    size: int
+    root: Path
+    sources: list[Source] = field(default_factory=list)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(source.bytes for source in self.sources)
+
+    def manifest(self) -> dict[str, object]:
+        return {
+            "format": self.format,
+            "seed": self.seed,
+            "size": self.size,
+            "total_bytes": self.total_bytes,
+            "sources": [
+                {"path": source.path, "bytes": source.bytes, "ending": source.ending}
+                for source in self.sources
+            ],
+        }
+
+
+# --- tiny-agent -------------------------------------------------------------------------------------------
+def _result_length(generator: random.Random, cap: int) -> int:
+    """A tool result's size: mostly short or a few KB, some tens of KB, a few 100 KB+."""
+    roll = generator.random()
+    if roll < 0.35:
+        length = generator.randrange(20, 600)
+    elif roll < 0.80:
+        length = generator.randrange(600, 8 * KIB)
+    elif roll < 0.97:
+        length = generator.randrange(8 * KIB, 48 * KIB)
+    else:
+        length = generator.randrange(100 * KIB, 300 * KIB)
+    return max(20, min(length, cap))
+
+
+def _call(generator: random.Random, pool: TextPool, index: int) -> Call:
+    name = generator.choice(TOOLS)
+    path = f"src/{generator.choice(WORDS[:40])}/{generator.choice(WORDS[:40])}_{index}.py"
+    arguments: dict[str, object]
+    if name == "read":
+        arguments = {"path": path}
+    elif name == "grep":
+        arguments = {"pattern": generator.choice(WORDS[:60]), "path": "src"}
+    elif name == "edit":
+        arguments = {"path": path, "old": pool.take(generator, 80), "new": pool.take(generator, 120)}
+    else:
+        arguments = {"command": f"pytest -q tests/test_{generator.choice(WORDS[:40])}.py"}
+    return Call(name, arguments)
+
+
+class TinyAgentWriter:
+    """Drives a streaming `SessionBuilder` until its file holds about `target` bytes, then the ending."""
+
+    def __init__(
+        self, builder: SessionBuilder, generator: random.Random, pool: TextPool, target: int
+    ) -> None:
+        self.builder, self.random, self.pool, self.target = builder, generator, pool, target
+        self.cap = max(256, target // 8)  # a small session is not one giant tool result
+        self.next_compaction = FIRST_COMPACTION
+
+    def run(self) -> None:
+        builder, generator, pool = self.builder, self.random, self.pool
+        operation = builder.start_run(
+            generator.choice(QUESTIONS) + "\n" + pool.take(generator, generator.randrange(20, 600))
+        )
+        for _ in range(generator.choice((1, 2, 2, 3, 3, 4, 5, 6))):
+            if builder.bytes_written >= self.target:
+                break
+            step = builder.step(operation)
+            if generator.random() < 0.03:
+                step = builder.retry(step)  # attempt 1 timed out; attempt 2 answers
+            if generator.random() < 0.02:  # the user pressed escape while the model was thinking
+                builder.abort(operation)
+                builder.step_failed(step, "aborted", "Operation aborted")
+                builder.finish(operation, "aborted")
+                return
+            calls = [_call(generator, pool, index) for index in range(generator.choice((1, 1, 1, 2, 2, 3)))]
+            broken = generator.random() < 0.02
+            if broken:
+                calls[0] = Call(calls[0].name, raw_arguments='{"path": "src/')
+            thought = pool.take(generator, generator.randrange(10, 300)) if generator.random() < 0.6 else None
+            answer = builder.assistant(step, thought, calls=calls)
+            for index in range(len(calls)):
+                if broken and index == 0:
+                    builder.pre_execution(answer, 0, "invalidArguments")
+                    continue
+                intent = builder.start_tool(answer, index)
+                content = pool.take(generator, _result_length(generator, self.cap))
+                usage = TokenUsage(input=generator.randrange(100, 4000), output=generator.randrange(10, 500))
+                builder.tool_result(
+                    intent,
+                    content,
+                    outcome="error" if generator.random() < 0.1 else "success",
+                    usage=usage if generator.random() < 0.05 else None,
+                )
+        reply = pool.take(generator, generator.randrange(40, 2000)).strip() or "Done."
+        builder.assistant(builder.step(operation), reply)
+        builder.finish(operation)
+        builder.wait(generator.randrange(1_000, 600_000))
+
+    def write(self, ending: str) -> None:
+        builder = self.builder
+        while builder.bytes_written < self.target:
+            written = builder.bytes_written
+            if written >= self.next_compaction and len(builder.message_entry_ids) >= 2:
+                summary = self.pool.take(self.random, self.random.randrange(500, 4000))
+                builder.compact(summary, keep_last=1)
+                self.next_compaction = max(written + FIRST_COMPACTION, written * 3 // 2)
+            self.run()
+        if ending != "clean":
+            self.crash(ending)
+
+    def crash(self, ending: str) -> None:
+        builder, generator = self.builder, self.random
+        if ending == "torn-tail":  # killed while writing the next user input + runStarted line
+            builder.tear_next(generator.randrange(1, 40))
+            builder.start_run(generator.choice(QUESTIONS))
+            return
+        operation = builder.start_run(generator.choice(QUESTIONS))
+        step = builder.step(operation)
+        if ending == "open-model":  # killed while the model request was in flight
+            return
+        answer = builder.assistant(step, None, calls=[Call("bash", {"command": "./deploy.sh --prod"})])
+        builder.start_tool(answer, 0)  # bash: replay "never"; killed while the tool ran
+
+
+def tiny_agent_source(folder: Path, seed: int, index: int, target: int, pool: TextPool, ending: str) -> Path:
+    created_at = DEFAULT_CREATED_AT + index * 3_600_000
+    session_seed = seed * 1_000_003 + index
+    path = folder / session_file_name(created_at, SessionBuilder.session_id_for(session_seed, created_at))
+    with path.open("xb", buffering=1 << 20) as stream:
+        builder = SessionBuilder(
+            seed=session_seed, created_at=created_at, cwd="/home/dev/shop", sink=stream, message_memory=16
+        )
+        TinyAgentWriter(builder, random.Random(session_seed ^ 0x5EED), pool, target).write(ending)
+    return path
+
+
+# --- Rivumi ----------------------------------------------------------------------------------------------
+_RIVUMI_TOOLS: Final = (
+    ("read_file", "read"),
+    ("search", "read"),
+    ("replace_text", "modify"),
+    ("run", "execute"),
+)
+
+
+def _run_size(run_dir: Path) -> int:
+    return sum(entry.stat().st_size for entry in run_dir.iterdir() if entry.is_file())
+
+
+def rivumi_source(root: Path, seed: int, index: int, target: int, pool: TextPool, ending: str) -> Path:
+    generator = random.Random(seed * 1_000_003 + index)
+    builder = RunBuilder(
+        root,
+        seed=seed * 1_000_003 + index,
+        start=DEFAULT_START + timedelta(minutes=17 * index),
+        instruction=generator.choice(QUESTIONS),
+    )
+    builder.start()
+    cap = max(200, min(32 * KIB, target // 6))
+
+    def turn(calls: list[RivumiCall]) -> None:
+        for call in builder.model_turn(tool_calls=calls, content=pool.take(generator, 120)):
+            output = pool.take(generator, generator.randrange(20, cap))
+            builder.tool_call(call, decision="allow_session", ok=generator.random() > 0.1, output=output)
+
+    def calls() -> list[RivumiCall]:
+        chosen = [generator.choice(_RIVUMI_TOOLS) for _ in range(generator.choice((1, 1, 2, 3)))]
+        return [
+            RivumiCall(name, {"path": f"src/{generator.choice(WORDS[:40])}.py"}, effect)
+            for name, effect in chosen
+        ]
+
+    try:
+        while _run_size(builder.run_dir) < target and builder.step < 10:
+            planned = calls()
+            if ending != "clean" and _run_size(builder.run_dir) * 2 >= target:
+                _arm_crash(builder, ending, planned)
+            turn(planned)
+        if ending in ("tool-started", "manifest-ahead"):  # the run was too short to reach its crash point
+            planned = calls()
+            _arm_crash(builder, ending, planned)
+            turn(planned)
+        if ending == "model-requested":
+            builder.crash = Crash(event_type="model.requested", occurrence=1)
+        builder.model_turn(content=pool.take(generator, generator.randrange(40, 800)).strip() or "Done.")
+        builder.verify(decision="allow_session")
+        builder.finish()
+    except Killed:
+        pass
+    return builder.run_dir
+
+
+def _arm_crash(builder: RunBuilder, ending: str, calls: list[RivumiCall]) -> None:
+    """Kill the writer during this turn: after its first non-read `tool.started`, or in the middle of its
+    `model.completed` (manifest saved, event never appended: the manifest is one ahead); `model-requested`
+    waits for the final turn."""
+    if builder.crash is not None or ending == "model-requested":
+        return  # armed already (it fires in the turn it was armed for), or waits for the final turn
+    if ending == "tool-started":
+        calls[0] = RivumiCall("run", {"argv": ["./deploy.sh", "--prod"]}, "execute")
+        builder.crash = Crash(event_type="tool.started", occurrence=1)
+    else:
+        builder.crash = Crash(event_type="model.completed", occurrence=1, mode=CrashMode.BEFORE_APPEND)
+
+
+# --- Half-Pi ---------------------------------------------------------------------------------------------
+def _store_bytes(store: StoreBuilder) -> int:
+    """The store's logical size (its pages, the -wal's included), as its file will be once checkpointed."""
+    pages = store.connection.execute("PRAGMA page_count").fetchone()[0]
+    page_size = store.connection.execute("PRAGMA page_size").fetchone()[0]
+    return int(pages) * int(page_size)
+
+
+# --- Half-Pi (writer) ----------------------------------------------------------------------------------
+def half_pi_source(folder: Path, seed: int, index: int, target: int, pool: TextPool, ending: str) -> Path:
+    path = folder / f"store-{index:04d}" / "db" / "half-pi.db"
+    generator = random.Random(seed * 1_000_003 + index)
+    store = StoreBuilder(path, seed=seed * 1_000_003 + index)
+    written = 0
+    cap = max(200, min(48 * KIB, target // 20))
+    try:
+        chat = store.session(f"/home/dev/project-{index}")
+        while written < target:
+            if generator.random() < 0.05:
+                chat = store.session(f"/home/dev/project-{index}")
+            question = generator.choice(QUESTIONS)
+            chat.user(question)
+            store.admitted(chat, question)
+            for turn in range(generator.choice((1, 2, 3))):
+                calls = []
+                results = []
+                for number in range(generator.choice((1, 1, 2))):
+                    arguments = {"path": f"src/{generator.choice(WORDS[:40])}.go"}
+                    calls.append(HalfPiCall(f"call_{turn}_{number}", "read_file", json.dumps(arguments)))
+                    results.append(pool.take(generator, generator.randrange(20, cap)))
+                    store.local_tool(chat, "read_file", arguments, outcome="succeeded")
+                chat.assistant(
+                    pool.take(generator, 100) if generator.random() < 0.5 else "",
+                    calls=calls,
+                    results=results,
+                )
+            answer = pool.take(generator, generator.randrange(40, 1500)).strip() or "Done."
+            chat.assistant(answer)
+            written = _store_bytes(store)
+        if ending != "clean":  # the Mind died while the model answered the last request
+            question = generator.choice(QUESTIONS)
+            chat.user(question)
+            store.admitted(chat, question)
+        store.finish()
+    except BaseException:
+        store.discard()
+        raise
+    return path
+
+
+WRITERS: Final[dict[str, Callable[[Path, int, int, int, TextPool, str], Path]]] = {
+    "tiny-agent": tiny_agent_source,
+    "rivumi": rivumi_source,
+    "half-pi": half_pi_source,
+}
+
+
+def source_folder(out: Path, format_name: str) -> Path:
+    return out / {"tiny-agent": ".tiny-agent/sessions", "rivumi": "runs", "half-pi": "."}[format_name]
+
+
+def _bytes(path: Path) -> int:
+    if path.is_dir():
+        return sum(entry.stat().st_size for entry in path.rglob("*") if entry.is_file())
+    return sum(
+        candidate.stat().st_size
+        for candidate in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
+        if candidate.exists()
+    )
+
+
+_POOLS: dict[int, TextPool] = {}
+
+
+def _write_source(job: tuple[str, Path, int, int, int, str]) -> tuple[Path, str]:
+    format_name, folder, seed, index, target, ending = job
+    pool = _POOLS.get(seed)
+    if pool is None:
+        pool = _POOLS[seed] = TextPool(seed)
+    return WRITERS[format_name](folder, seed, index, target, pool, ending), ending
+
+
+def generate(
+    format_name: str,
+    size: int,
+    out: Path,
+    *,
+    seed: int = 1,
+    sessions: int | None = None,
+    crash_every: int = 50,
+    workers: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> Corpus:
+    """Write a corpus of about `size` bytes into the empty or new folder `out`; returns its manifest."""
+    if format_name not in WRITERS:
+        raise ValueError(f"unknown format {format_name!r}; choose one of {', '.join(FORMATS)}")
+    if out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} is not empty; the corpus goes into a new or empty folder")
+    count = (
+        sessions
+        if sessions is not None
+        else (max(1, size // RIVUMI_RUN_BYTES) if format_name == "rivumi" else 1)
+    )
+    if count < 1 or size < count:
+        raise ValueError(f"--sessions must be between 1 and the size in bytes, not {count}")
+    folder = source_folder(out, format_name)
+    folder.mkdir(parents=True, exist_ok=True)
+    corpus = Corpus(format_name, seed, size, out)
+    endings = ENDINGS[format_name]
+    per_source, remainder = divmod(size, count)
+    jobs: list[tuple[str, Path, int, int, int, str]] = []
+    for index in range(count):
+        ending = "clean"
+        if crash_every and (index + 1) % crash_every == 0:
+            ending = endings[((index + 1) // crash_every - 1) % len(endings)]
+        target = per_source + (1 if index < remainder else 0)
+        jobs.append((format_name, folder, seed, index, target, ending))
+    # every source depends only on (seed, index): the same files whatever the number of workers
+    workers = max(1, min(workers, count))
+    with ExitStack() as stack:
+        results: Iterator[tuple[Path, str]] = map(_write_source, jobs)
+        if workers > 1:
+            executor = stack.enter_context(ProcessPoolExecutor(workers))
+            results = executor.map(_write_source, jobs, chunksize=4)
+        for index, (path, ending) in enumerate(results):
+            corpus.sources.append(Source(path.relative_to(out).as_posix(), _bytes(path), ending))
+            if progress is not None and (index + 1) % max(1, count // 20) == 0:
+                progress(f"{index + 1}/{count} sources, {format_size(corpus.total_bytes)}")
+    (out / MANIFEST).write_text(json.dumps(corpus.manifest(), indent=1) + "\n", encoding="utf-8")
+    return corpus
+
+
+def load_manifest(out: Path) -> dict[str, object]:
+    data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{out / MANIFEST}: not a corpus manifest")
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--format", required=True, choices=FORMATS)
+    parser.add_argument("--size", required=True, type=parse_size, help="total bytes, e.g. 10MB, 1GB")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", required=True, type=Path, help="a new or empty folder")
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        default=None,
+        help="sources to split the size over (default: 1; Rivumi: ~64 KB runs)",
+    )
+    parser.add_argument(
+        "--crash-every", type=int, default=50, help="every K-th source ends in a crash (0: none)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="processes writing sources (default 2)",
+    )
+    parser.add_argument("--force", action="store_true", help="replace --out if it exists")
+    arguments = parser.parse_args(argv)
+    if arguments.force and arguments.out.exists():
+        shutil.rmtree(arguments.out)
+    started = time.perf_counter()
+    try:
+        corpus = generate(
+            arguments.format,
+            arguments.size,
+            arguments.out,
+            seed=arguments.seed,
+            sessions=arguments.sessions,
+            crash_every=arguments.crash_every,
+            workers=arguments.workers,
+            progress=lambda text: print(text, file=sys.stderr, flush=True),
+        )
+    except (ValueError, FileExistsError) as error:
+        print(f"corpus: {error}", file=sys.stderr)
+        return 2
+    elapsed = time.perf_counter() - started
+    crashed = sum(source.ending != "clean" for source in corpus.sources)
+    print(
+        f"{corpus.format}: {len(corpus.sources)} sources ({crashed} crash endings), "
+        f"{format_size(corpus.total_bytes)} in {elapsed:.1f} s "
+        f"({corpus.total_bytes / 1e6 / max(elapsed, 1e-9):.1f} MB/s) -> {arguments.out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

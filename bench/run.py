@@ -1,0 +1,515 @@
+"""The benchmark: sessaudit's speed and memory against reading the bytes, DuckDB and jq, on the same files.
+
+    python bench/run.py [--quick] [--sizes 1MB,10MB,100MB,1GB] [--scenarios single,corpus,rivumi,half-pi]
+                        [--repeat 3] [--corpus-dir bench/.corpus] [--results bench/RESULTS.md] [--seed 1]
+
+Corpora come from `bench/corpus.py` and are cached under `--corpus-dir` (reused when the same size, sessions
+and seed were generated before by the same generator version). Each scenario's commands run in one
+interleaved loop, `--repeat` times, each in its own process; a command's time is its **best** wall-clock
+time (the least disturbed run on a shared machine; the median is shown too) and its peak RSS the highest
+`ru_maxrss` of its process (`os.wait4`). MB/s is the corpus' bytes (10^6) over that time; every command
+pays its own start-up, as a user's would.
+
+Commands: `sessaudit verify PATH --format json --jobs 1` (report to /dev/null), `sessaudit verify --jobs 2`
+on multi-source corpora (both when the installed sessaudit has `--jobs`), `sessaudit load PATH --db NEW`;
+references: `cat FILES > /dev/null`, DuckDB `read_json_objects(FILES, format='newline_delimited')` with
+`count(*)` and with `sum(json_array_length(json))` (the "parse-only" reference the targets compare with;
+`ignore_errors` so a corpus' torn tails do not stop it), and `jq -c . FILES > /dev/null` (on a corpus with
+torn tails `jq -cR 'fromjson?'`, as jq would stop at the first). Single-session scenarios also time the
+start-up alone (`sessaudit verify --help`, `python -c 'import duckdb'`).
+
+Scenarios: `single` (one tiny-agent session per `--sizes`), `corpus` (1,000 tiny-agent sessions totalling
+the largest size), `rivumi` (a run root) and `half-pi` (one store) at a moderate size. `--quick` uses small
+sizes (a full run-through in under a minute) and writes `bench/.corpus/RESULTS-quick.md` unless
+`--results` is given, so it never replaces the committed results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus as corpus_module  # bench/corpus.py, beside this file
+
+BENCH: Final = Path(__file__).resolve().parent
+GENERATOR_VERSION: Final = 2  # bump when corpus.py writes different bytes, so cached corpora are rebuilt
+MIB: Final = 1024 * 1024
+DUCKDB_OPTIONS: Final = "format='newline_delimited', ignore_errors=true, maximum_object_size=1073741824"
+DUCKDB_SCRIPT: Final = """
+import sys, duckdb
+files = sys.argv[2:]
+query = sys.argv[1].replace("FILES", "?")
+print(duckdb.execute(query, [files]).fetchone()[0])
+"""
+COUNT_QUERY: Final = f"SELECT count(*) FROM read_json_objects(FILES, {DUCKDB_OPTIONS})"
+PARSE_QUERY: Final = f"SELECT sum(json_array_length(json)) FROM read_json_objects(FILES, {DUCKDB_OPTIONS})"
+PARSE_ONLY: Final = "duckdb sum(json_array_length)"
+VERIFY: Final = "sessaudit verify"
+VERIFY_JOBS: Final = "sessaudit verify --jobs 2"
+LOAD: Final = "sessaudit load"
+STARTUP: Final = "start-up: sessaudit verify --help"
+DUCKDB_STARTUP: Final = "start-up: python -c 'import duckdb'"
+
+FULL: Final = {"sizes": "1MB,10MB,100MB,1GB", "corpus_sessions": 1000, "moderate": "20MB", "repeat": 3}
+QUICK: Final = {"sizes": "1MB,10MB", "corpus_sessions": 100, "moderate": "1MB", "repeat": 1}
+
+
+@dataclass
+class Measurement:
+    times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + system seconds of the process
+    peak_rss: int = 0  # bytes
+    exit_codes: set[int] = field(default_factory=set)
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+
+@dataclass
+class Scenario:
+    name: str
+    title: str
+    format: str
+    size: int
+    sessions: int | None
+    bytes: int = 0
+    sources: int = 0
+    generated_in: float | None = None  # seconds, None when reused from the cache
+    results: dict[str, Measurement] = field(default_factory=dict)
+
+    def throughput(self, command: str) -> float | None:
+        if command.startswith("start-up"):
+            return None
+        measured = self.results.get(command)
+        return self.bytes / 1e6 / measured.best if measured and measured.times else None
+
+    def ratio(self, command: str, reference: str = PARSE_ONLY) -> float | None:
+        mine, theirs = self.throughput(command), self.throughput(reference)
+        return mine / theirs if mine is not None and theirs else None
+
+
+def run_timed(argv: Sequence[str], *, cwd: Path | None = None) -> tuple[float, float, int, int]:
+    """Run `argv` with stdout and stderr to /dev/null: (wall seconds, CPU seconds, peak RSS in bytes, exit
+    code). `os.wait4` gives this one process' rusage (children it waited for are included by the kernel)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting again
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, process.returncode
+
+
+def has_verify_jobs() -> bool:
+    help_text = subprocess.run(
+        [sys.executable, "-m", "sessaudit", "verify", "--help"], capture_output=True, text=True, check=False
+    ).stdout
+    return "--jobs" in help_text
+
+
+# --- corpora ------------------------------------------------------------------------------------------
+def corpus_path(directory: Path, scenario: Scenario, seed: int) -> Path:
+    sessions = "auto" if scenario.sessions is None else str(scenario.sessions)
+    size = corpus_module.format_size(scenario.size)
+    return directory / f"{scenario.format}-{size}-{sessions}x-seed{seed}-v{GENERATOR_VERSION}"
+
+
+def ensure_corpus(directory: Path, scenario: Scenario, seed: int, say: Callable[[str], None]) -> Path:
+    """The scenario's corpus, generated into a temporary folder and renamed, or reused from the cache."""
+    target = corpus_path(directory, scenario, seed)
+    if not (target / corpus_module.MANIFEST).exists():
+        say(f"generating {target.name} ...")
+        directory.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            shutil.rmtree(target)  # an interrupted earlier generation
+        partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=directory))
+        started = time.perf_counter()
+        corpus_module.generate(
+            scenario.format,
+            scenario.size,
+            partial,
+            seed=seed,
+            sessions=scenario.sessions,
+            workers=min(2, os.cpu_count() or 1),
+        )
+        scenario.generated_in = time.perf_counter() - started
+        partial.rename(target)
+    manifest = corpus_module.load_manifest(target)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    scenario.sources = len(sources)
+    total = manifest["total_bytes"]
+    assert isinstance(total, int)
+    scenario.bytes = total
+    return target
+
+
+def jsonl_files(root: Path, manifest: dict[str, object]) -> list[str]:
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    return [str(root / source["path"]) for source in sources]
+
+
+def all_files(root: Path) -> list[str]:
+    return sorted(
+        str(path) for path in root.rglob("*") if path.is_file() and path.name != corpus_module.MANIFEST
+    )
+
+
+def jq_command(root: Path, files: list[str]) -> dict[str, Callable[[int], list[str]]]:
+    """`jq -c .`; on a corpus with torn tails jq would stop at the first one (its inputs are one stream), so
+    there it reads lines and parses each (`-R 'fromjson?'`), skipping what does not parse."""
+    sources = corpus_module.load_manifest(root)["sources"]
+    assert isinstance(sources, list)
+    if any(source["ending"] == "torn-tail" for source in sources):
+        return {"jq -cR 'fromjson?'": lambda _: ["jq", "-cR", "fromjson?", *files]}
+    return {"jq -c .": lambda _: ["jq", "-c", ".", *files]}
+
+
+# --- commands -----------------------------------------------------------------------------------------
+def commands(
+    scenario: Scenario, root: Path, scratch: Path, jobs: bool
+) -> dict[str, Callable[[int], list[str]]]:
+    """The scenario's commands by name; each takes the repetition number (for fresh output files)."""
+    python = sys.executable
+    target = str(root / corpus_module.source_folder(root, scenario.format).relative_to(root))
+    if scenario.format == "tiny-agent" and scenario.sources == 1:
+        target = jsonl_files(root, corpus_module.load_manifest(root))[0]
+    files = all_files(root)
+    table: dict[str, Callable[[int], list[str]]] = {}
+    if scenario.name.startswith("single"):  # what every command below pays before reading a byte
+        table[STARTUP] = lambda _: [python, "-m", "sessaudit", "verify", "--help"]
+        table[DUCKDB_STARTUP] = lambda _: [python, "-c", "import duckdb"]
+    table["cat"] = lambda _: ["cat", *files]
+    if scenario.format == "tiny-agent":
+        table["duckdb count(*)"] = lambda _: [python, "-c", DUCKDB_SCRIPT, COUNT_QUERY, *files]
+        table[PARSE_ONLY] = lambda _: [python, "-c", DUCKDB_SCRIPT, PARSE_QUERY, *files]
+        if shutil.which("jq") is not None:
+            table.update(jq_command(root, files))
+    one = ["--jobs", "1"] if jobs else []  # --jobs defaults to every core: the plain row is one process
+    table[VERIFY] = lambda _: [python, "-m", "sessaudit", "verify", target, "--format", "json", *one]
+    if scenario.sources > 1 and jobs:
+        table[VERIFY_JOBS] = lambda _: [
+            python,
+            "-m",
+            "sessaudit",
+            "verify",
+            target,
+            "--format",
+            "json",
+            "--jobs",
+            "2",
+        ]
+    table[LOAD] = lambda attempt: [
+        python,
+        "-m",
+        "sessaudit",
+        "load",
+        target,
+        "--db",
+        str(scratch / f"{scenario.name}-{attempt}.duckdb"),
+    ]
+    return table
+
+
+def measure(scenario: Scenario, root: Path, repeat: int, jobs: bool, say: Callable[[str], None]) -> None:
+    with tempfile.TemporaryDirectory(prefix="sessaudit-bench-") as temporary:
+        scratch = Path(temporary)
+        table = commands(scenario, root, scratch, jobs)
+        for attempt in range(repeat):
+            for name, make in table.items():
+                elapsed, cpu, rss, code = run_timed(make(attempt), cwd=scratch)
+                result = scenario.results.setdefault(name, Measurement())
+                result.times.append(elapsed)
+                result.cpu.append(cpu)
+                result.peak_rss = max(result.peak_rss, rss)
+                result.exit_codes.add(code)
+                for leftover in scratch.glob("*.duckdb*"):
+                    leftover.unlink()
+            say(f"  {scenario.name}: repetition {attempt + 1}/{repeat} done")
+
+
+# --- report -------------------------------------------------------------------------------------------
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def machine() -> dict[str, str]:
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in _read("/proc/cpuinfo").splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor() or "unknown",
+    )
+    memory = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in _read("/proc/meminfo").splitlines()
+            if line.startswith("MemTotal")
+        ),
+        "unknown",
+    )
+
+    def version(module: str) -> str:
+        try:
+            return str(__import__(module).__version__)
+        except (ImportError, AttributeError):
+            return "not installed"
+
+    jq = subprocess.run(["jq", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": f"{cpu}, {os.cpu_count()} logical cores",
+        "memory": memory,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "sessaudit": version("sessaudit"),
+        "duckdb": version("duckdb"),
+        "orjson": version("orjson"),
+        "jq": jq or "not installed",
+        "load average at start (1/5/15 min)": load,
+    }
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def scenario_table(scenario: Scenario) -> list[str]:
+    generated = "" if scenario.generated_in is None else f", generated in {scenario.generated_in:.1f} s"
+    lines = [
+        f"### {scenario.title}",
+        "",
+        f"{scenario.sources} source(s), {scenario.bytes:,} bytes ({scenario.bytes / 1e6:.1f} MB){generated}.",
+        "",
+        "| command | MB/s | best s | median s | CPU s | peak RSS MiB | ratio to DuckDB parse-only | exit |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, result in scenario.results.items():
+        codes = ",".join(str(code) for code in sorted(result.exit_codes))
+        lines.append(
+            f"| `{name}` | {_number(scenario.throughput(name))} | {result.best:.3f} | {result.median:.3f} | "
+            f"{min(result.cpu):.3f} | {result.peak_rss / MIB:.0f} | {_number(scenario.ratio(name), 2)} | "
+            f"{codes} |"
+        )
+    return [*lines, ""]
+
+
+@dataclass
+class Target:
+    name: str
+    measured: str
+    met: bool | None  # None: not measured in this run
+
+
+def _largest_single(scenarios: list[Scenario]) -> Scenario | None:
+    singles = [scenario for scenario in scenarios if scenario.name.startswith("single")]
+    return max(singles, key=lambda scenario: scenario.size) if singles else None
+
+
+def linearity(singles: list[Scenario]) -> Target:
+    """verify's time ratio between the largest pair of single sessions 10x apart, measured without its
+    start-up (the stricter reading: start-up is the same at both sizes and would flatter the ratio)."""
+    name = "linear: 10x input -> <= 11x verify time (100 MB vs 1 GB)"
+    pairs = [(small, big) for small in singles for big in singles if 9 <= big.size / small.size <= 11]
+    if not pairs:
+        return Target(name, "not run", None)
+    small, big = max(pairs, key=lambda pair: pair[1].size)
+    raw = big.results[VERIFY].best / small.results[VERIFY].best
+    factor = big.bytes / small.bytes
+    label = f"{corpus_module.format_size(small.size)} -> {corpus_module.format_size(big.size)}"
+    official = small.size == 10**8 and big.size == 10**9
+    small_net, big_net = (s.results[VERIFY].best - s.results[STARTUP].best for s in (small, big))
+    if small_net < 0.5 * small.results[VERIFY].best:  # start-up is most of it: the net ratio is noise
+        return Target(name, f"{raw:.2f}x time (start-up dominates) for {factor:.2f}x bytes ({label})", None)
+    net = big_net / small_net
+    return Target(
+        name,
+        f"{net:.2f}x time without start-up ({raw:.2f}x with it) for {factor:.2f}x bytes ({label})",
+        net <= 1.1 * factor if official else None,
+    )
+
+
+def targets(scenarios: list[Scenario]) -> list[Target]:
+    found: list[Target] = []
+    largest = _largest_single(scenarios)
+    name = "one 1 GB tiny-agent session: verify >= 0.5x DuckDB parse-only"
+    if largest is not None and (ratio := largest.ratio(VERIFY)) is not None:
+        met = ratio >= 0.5 if largest.size >= 10**9 else None
+        found.append(Target(name, f"{ratio:.2f}x at {corpus_module.format_size(largest.size)}", met))
+    else:
+        found.append(Target(name, "not run", None))
+    many = next((scenario for scenario in scenarios if scenario.name == "corpus"), None)
+    name = "1,000 sessions totalling 1 GB: verify --jobs 2 >= 1.0x DuckDB parse-only"
+    if many is not None and (ratio := many.ratio(VERIFY_JOBS)) is not None:
+        full = many.size >= 10**9 and many.sources >= 1000
+        where = f"{many.sources} sessions, {corpus_module.format_size(many.bytes)}"
+        found.append(Target(name, f"{ratio:.2f}x ({where})", ratio >= 1.0 if full else None))
+    else:
+        found.append(Target(name, "not run" if many is None else "n/a (no --jobs)", None))
+    singles = sorted(
+        (s for s in scenarios if s.name.startswith("single") and VERIFY in s.results), key=lambda s: s.size
+    )
+    found.append(linearity(singles))
+    for command in (VERIFY, LOAD):
+        peaks = [(s, s.results[command].peak_rss) for s in singles if command in s.results]
+        if peaks:
+            scenario, peak = max(peaks, key=lambda item: item[1])
+            full = any(s.size >= 10**9 for s, _ in peaks)
+            found.append(
+                Target(
+                    f"peak RSS <= 256 MiB for any single session size: {command}",
+                    f"{peak / MIB:.0f} MiB max (at {corpus_module.format_size(scenario.size)})",
+                    peak <= 256 * MIB if full else None,
+                )
+            )
+    if largest is not None and (ratio := largest.ratio(LOAD, VERIFY)) is not None:
+        others = ", ".join(
+            f"{s.name} {_number(s.ratio(LOAD, VERIFY), 2)}x"
+            for s in scenarios
+            if s is not largest and LOAD in s.results
+        )
+        found.append(
+            Target(
+                "load >= 0.5x verify (throughput, largest single session)",
+                f"{ratio:.2f}x at {corpus_module.format_size(largest.size)} (elsewhere: {others})",
+                ratio >= 0.5 if largest.size >= 10**9 else None,
+            )
+        )
+    return found
+
+
+def render(scenarios: list[Scenario], repeat: int, quick: bool, argv: Sequence[str]) -> str:
+    lines = [
+        "# Benchmark results" + (" (--quick)" if quick else ""),
+        "",
+        f"Written by `python bench/run.py {' '.join(argv)}`. Each command ran {repeat} time(s), interleaved; "
+        "times are the **best** wall-clock time (median beside it), MB/s = corpus bytes / 10^6 / best time, "
+        "CPU s = the least user + system time of the command's process (steadier than wall time on a busy "
+        "machine; DuckDB's exceeds its wall time when it uses several cores), "
+        "peak RSS = the highest `ru_maxrss` of the command's process (`os.wait4`). Every command pays its "
+        "own start-up (Python + imports for sessaudit and the DuckDB reference; the `start-up:` rows of the "
+        "single-session tables show it), as a user's would. DuckDB uses all cores; `sessaudit verify` runs "
+        "with `--jobs 1` (one process), the `--jobs 2` row with two; `load` with its default `--jobs`.",
+        "",
+        "## Machine",
+        "",
+        *(f"- {key}: {value}" for key, value in machine().items()),
+        "",
+        "## Targets",
+        "",
+        "| target | measured | status |",
+        "|---|---|---|",
+    ]
+    for target in targets(scenarios):
+        status = {True: "met", False: "**not met**", None: "not measured at full size"}[target.met]
+        lines.append(f"| {target.name} | {target.measured} | {status} |")
+    lines += ["", "## Scenarios", ""]
+    for scenario in scenarios:
+        lines += scenario_table(scenario)
+    return "\n".join(lines)
+
+
+def build_scenarios(arguments: argparse.Namespace, defaults: dict[str, object]) -> list[Scenario]:
+    sizes = sorted(corpus_module.parse_size(text) for text in arguments.sizes.split(",") if text.strip())
+    wanted = {name.strip() for name in arguments.scenarios.split(",")}
+    unknown = wanted - {"single", "corpus", "rivumi", "half-pi"}
+    if unknown:
+        raise SystemExit(f"run.py: unknown scenario(s): {', '.join(sorted(unknown))}")
+    moderate = corpus_module.parse_size(str(defaults["moderate"]))
+    sessions = int(str(defaults["corpus_sessions"]))
+    found: list[Scenario] = []
+    if "single" in wanted:
+        for size in sizes:
+            label = corpus_module.format_size(size)
+            found.append(
+                Scenario(f"single-{label}", f"One tiny-agent session, {label}", "tiny-agent", size, 1)
+            )
+    if "corpus" in wanted and sizes:
+        label = corpus_module.format_size(sizes[-1])
+        found.append(
+            Scenario(
+                "corpus",
+                f"{sessions} tiny-agent sessions totalling {label}",
+                "tiny-agent",
+                sizes[-1],
+                sessions,
+            )
+        )
+    if "rivumi" in wanted:
+        label = corpus_module.format_size(moderate)
+        found.append(Scenario("rivumi", f"Rivumi run root, {label} (~64 KB runs)", "rivumi", moderate, None))
+    if "half-pi" in wanted:
+        label = corpus_module.format_size(moderate)
+        found.append(Scenario("half-pi", f"One Half-Pi store, {label}", "half-pi", moderate, 1))
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: the whole run in under a minute")
+    parser.add_argument("--sizes", help="single-session sizes, e.g. 1MB,10MB,100MB,1GB (the largest: corpus)")
+    parser.add_argument("--scenarios", default="single,corpus,rivumi,half-pi")
+    parser.add_argument("--repeat", type=int, help="runs of each command (default 3; --quick 2)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--corpus-dir", type=Path, default=BENCH / ".corpus")
+    parser.add_argument("--results", type=Path, help="default bench/RESULTS.md (--quick: in --corpus-dir)")
+    arguments = parser.parse_args(argv)
+    arguments.corpus_dir = arguments.corpus_dir.resolve()
+    defaults: dict[str, object] = dict(QUICK if arguments.quick else FULL)
+    arguments.sizes = arguments.sizes or str(defaults["sizes"])
+    repeat = arguments.repeat or int(str(defaults["repeat"]))
+    results_path = arguments.results or (
+        arguments.corpus_dir / "RESULTS-quick.md" if arguments.quick else BENCH / "RESULTS.md"
+    )
+    if shutil.which("jq") is None:
+        print("run.py: jq is not installed; its row is skipped", file=sys.stderr)
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    scenarios = build_scenarios(arguments, defaults)
+    jobs = has_verify_jobs()
+    for scenario in scenarios:
+        root = ensure_corpus(arguments.corpus_dir, scenario, arguments.seed, say)
+        say(f"{scenario.name}: {scenario.sources} source(s), {scenario.bytes / 1e6:.1f} MB")
+        measure(scenario, root, repeat, jobs, say)
+        print("\n".join(scenario_table(scenario)), flush=True)
+    text = render(scenarios, repeat, arguments.quick, argv)
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path.write_text(text + "\n", encoding="utf-8")
+    for target in targets(scenarios):
+        status = {True: "met", False: "NOT MET", None: "not measured at full size"}[target.met]
+        print(f"{target.name}: {target.measured} -- {status}")
+    say(f"wrote {results_path} ({time.perf_counter() - started:.0f} s in all)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""The resource-limit flags shared by `verify`, `seed` and `load` (`--max-line-bytes` is CONTRACT §2's)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sessaudit.limits import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_FILES,
+    DEFAULT_MAX_FINDINGS,
+    DEFAULT_MAX_LINE_BYTES,
+    Limits,
+)
+
+MaxLineBytesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-line-bytes",
+        min=1,
+        metavar="N",
+        help="Longest JSONL line read and verified, in bytes; a longer one is reported (SA010), the audit "
+        "is incomplete (exit 3). Peak memory is a few times N.",
+    ),
+]
+MaxFileBytesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-file-bytes",
+        min=1,
+        metavar="N",
+        help="Largest file read whole into memory (a Rivumi run's events.jsonl and JSON files, a Half-Pi "
+        "database or -wal), in bytes; a larger one is reported (SA012), exit 3.",
+    ),
+]
+MaxFilesOption = Annotated[
+    int,
+    typer.Option(
+        "--max-files",
+        min=1,
+        metavar="N",
+        help="Most directory entries one walk of a named directory looks at; past it the walk stops "
+        "(SA013), exit 3.",
+    ),
+]
+MaxFindingsOption = Annotated[
+    int,
+    typer.Option(
+        "--max-findings",
+        min=1,
+        metavar="N",
+        help="Most findings one source records; past it checking stops and the rest is only hashed "
+        "(SA014), exit 3.",
+    ),
+]
+
+__all__ = [
+    "DEFAULT_MAX_FILES",
+    "DEFAULT_MAX_FILE_BYTES",
+    "DEFAULT_MAX_FINDINGS",
+    "DEFAULT_MAX_LINE_BYTES",
+    "MaxFileBytesOption",
+    "MaxFilesOption",
+    "MaxFindingsOption",
+    "MaxLineBytesOption",
+    "limits_of",
+]
+
+
+def limits_of(max_line_bytes: int, max_file_bytes: int, max_files: int, max_findings: int) -> Limits:
+    """The flags' values as the Limits every reader gets through VerifyOptions."""
+    return Limits(
+        max_line_bytes=max_line_bytes,
+        max_file_bytes=max_file_bytes,
+        max_files=max_files,
+        max_findings=max_findings,
+    )

@@ -1,0 +1,95 @@
+"""Run one function per source in a process pool (`--jobs`), results yielded in input order."""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from multiprocessing import get_all_start_methods, get_context
+from typing import TypeVar
+
+from sessaudit import progress
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+# Below this much evidence a pool costs more than it saves: forked workers start at once but ship their
+# results back pickled; spawned ones import sessaudit afresh (about a second each, measured).
+POOL_THRESHOLD_BYTES = {"fork": 8 << 20, "spawn": 48 << 20}
+
+
+def default_jobs() -> int:
+    """Every core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def ordered_map(
+    function: Callable[[Item], Result],
+    items: Sequence[Item],
+    *,
+    jobs: int,
+    sizes: Sequence[int] | None = None,
+    tracker: progress.Tracker | None = None,
+    start_method: str = "fork",
+    window: int | None = None,
+) -> Iterator[Result]:
+    """`function(item)` for each item, yielded in input order; in `jobs` processes when that pays.
+
+    `sizes` (bytes per item) decide whether a pool pays and feed the tracker's total. Workers are forked
+    where the platform allows (no re-import; callers holding threads or native connections, like DuckDB,
+    pass "spawn"). A worker's reads reach the tracker through a shared counter. With a `window`, at most
+    that many items are in the pool or done and not yet yielded, so results waiting for an earlier slow
+    item cannot pile up."""
+    total = sum(sizes) if sizes is not None else 0
+    if tracker is not None:
+        tracker.start(total, len(items))
+    method = start_method if start_method in get_all_start_methods() else "spawn"
+    small = sizes is not None and total < POOL_THRESHOLD_BYTES.get(method, 0)
+    if jobs <= 1 or len(items) <= 1 or small:
+        try:
+            for item in items:
+                yield function(item)
+                if tracker is not None:
+                    tracker.source_done()
+                # The results so far live until the caller is done: keep the cyclic collector from scanning
+                # them again and again while later items run (they hold no reference cycles).
+                gc.freeze()
+        finally:
+            gc.unfreeze()
+        return
+    context = get_context(method)
+    counter = context.Value("q", 0)
+    if tracker is not None:
+        tracker.attach(counter)
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(items)),
+        mp_context=context,
+        initializer=progress.shared_sink,
+        initargs=(counter,),
+    ) as pool:
+        ahead = len(items) if window is None else max(1, window)
+        futures: deque[Future[Result]] = deque()
+        pending: set[Future[Result]] = set()
+        submitted = 0
+        while submitted < len(items) or futures:
+            while submitted < len(items) and len(futures) < ahead:
+                futures.append(pool.submit(function, items[submitted]))
+                pending.add(futures[-1])
+                submitted += 1
+            future = futures.popleft()
+            while not future.done():
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                if tracker is not None:
+                    for _ in done:
+                        tracker.source_done()
+                    tracker.poll()
+            if future in pending:  # finished between the check and the wait
+                pending.discard(future)
+                if tracker is not None:
+                    tracker.source_done()
+            yield future.result()

@@ -1,0 +1,83 @@
+"""Issue 8: verify's peak memory grows with a session's state at a pinned rate per MB of a dense session.
+
+Dense sessions (short messages and tool results: ≈ 2.2 ids and 0.65 entries per KB) are the worst case for
+state per byte. The bound is on the growth of peak RSS between two sizes, so the interpreter and imports
+cancel out; a regression to a Python object per id (≈ 120 bytes) exceeds it."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, SessionBuilder
+from sessaudit.formats.tiny_agent.builder_core import session_file_name
+
+BENCH = Path(__file__).resolve().parents[3] / "bench"
+MB = 1_000_000
+SMALL, LARGE = 15 * MB, 60 * MB
+# Measured (these dense sessions, 15 → 60 MB): 0.46 MiB of peak RSS per MB with the compact id namespace,
+# 0.56 MiB per MB with a dict of str ids (20 → 100 MB: 0.44 and 0.55).
+GROWTH_MIB_PER_MB = 0.51
+
+
+def _corpus() -> ModuleType:
+    loaded = sys.modules.get("bench_corpus")
+    if loaded is not None:
+        return loaded
+    spec = importlib.util.spec_from_file_location("bench_corpus", BENCH / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def dense_session(folder: Path, size: int, monkeypatch: pytest.MonkeyPatch, seed: int = 1) -> Path:
+    """A valid session of about `size` bytes from bench/corpus.py's writer with short contents."""
+    corpus = _corpus()
+
+    class ShortPool(corpus.TextPool):  # type: ignore[name-defined,misc]
+        def take(self, generator: random.Random, length: int) -> str:
+            return str(super().take(generator, min(length, 60)))
+
+    monkeypatch.setattr(corpus, "_result_length", lambda generator, cap: generator.randrange(20, 120))
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / session_file_name(
+        DEFAULT_CREATED_AT, SessionBuilder.session_id_for(seed, DEFAULT_CREATED_AT)
+    )
+    with path.open("xb", buffering=1 << 20) as stream:
+        builder = SessionBuilder(
+            seed=seed, created_at=DEFAULT_CREATED_AT, cwd="/home/dev/shop", sink=stream, message_memory=16
+        )
+        corpus.TinyAgentWriter(builder, random.Random(seed ^ 0x5EED), ShortPool(seed), size).write("clean")
+    return path
+
+
+def peak_rss_mib(path: Path) -> float:
+    """Peak RSS of `sessaudit verify` on one file, in a fresh process; it must verify clean."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sessaudit", "verify", "--format", "json", "--quiet", str(path)],
+        stdout=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0
+    return usage.ru_maxrss / 1024  # KiB on Linux
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss is in KiB on Linux")
+def test_peak_memory_grows_at_most_the_pinned_rate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    small = dense_session(tmp_path / "small", SMALL, monkeypatch)
+    large = dense_session(tmp_path / "large", LARGE, monkeypatch)
+    growth = peak_rss_mib(large) - peak_rss_mib(small)
+    megabytes = (large.stat().st_size - small.stat().st_size) / MB
+    assert growth <= GROWTH_MIB_PER_MB * megabytes, (
+        f"peak RSS grew {growth:.1f} MiB over {megabytes:.0f} MB ({growth / megabytes:.2f} MiB/MB)"
+    )

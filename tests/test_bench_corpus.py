@@ -1,0 +1,124 @@
+"""The benchmark's corpus generator (bench/corpus.py): valid output of every format, crash endings exactly
+where the manifest puts them, byte-identical output for the same arguments."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from sessaudit.engine import audit
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _load_corpus_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_corpus", BENCH / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus = _load_corpus_module()
+
+EXPECTED_VERDICT = {
+    "clean": "clean",
+    "torn-tail": "repairable",  # nothing open; tiny-agent truncates the tail itself
+    "open-tool": "needs-recovery",
+    "open-model": "needs-recovery",
+    "tool-started": "needs-recovery",
+    "manifest-ahead": "needs-recovery",
+    "model-requested": "needs-recovery",
+    "unanswered-request": "needs-recovery",
+}
+
+
+def _verify(out: Path, manifest: dict[str, object]) -> None:
+    """Every source verifies with no error finding and the verdict its ending calls for."""
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    paths = [str(out / source["path"]) for source in sources]
+    report = audit(paths).report
+    errors = [f"{item.rule} {item.message}" for item in report.findings if item.severity.value == "error"]
+    assert errors == []
+    assert len(report.sources) == len(sources)
+    verdicts = {Path(source.path).resolve(): source.verdict.value for source in report.sources}
+    for source in sources:
+        assert verdicts[(out / source["path"]).resolve()] == EXPECTED_VERDICT[source["ending"]], source
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_a_one_megabyte_tiny_agent_session_is_clean_and_has_every_kind_of_fact(tmp_path: Path) -> None:
+    made = corpus.generate("tiny-agent", 1_000_000, tmp_path, seed=1)
+    manifest = json.loads((tmp_path / corpus.MANIFEST).read_text(encoding="utf-8"))
+    assert manifest == made.manifest()
+    (source,) = manifest["sources"]
+    assert source["ending"] == "clean"
+    assert 1_000_000 <= source["bytes"] < 1_300_000
+    data = (tmp_path / source["path"]).read_bytes()
+    assert len(data) == source["bytes"]
+    for needle in (b'"compactionStarted"', b'"type":"compaction"', b'"kind":"usage"', b'"toolStarted"',
+                   b'"type":"error"', b'"tool_calls"'):  # fmt: skip
+        assert needle in data, needle
+    lengths = [len(line) for line in data.split(b"\n")]
+    assert min(lengths[:-1]) < 400 and max(lengths) > 30_000  # short events and long tool results
+    _verify(tmp_path, manifest)
+
+
+def test_tiny_agent_crash_endings_are_where_the_manifest_says(tmp_path: Path) -> None:
+    corpus.generate("tiny-agent", 600_000, tmp_path, seed=2, sessions=6, crash_every=2)
+    manifest = json.loads((tmp_path / corpus.MANIFEST).read_text(encoding="utf-8"))
+    endings = [source["ending"] for source in manifest["sources"]]
+    assert endings == ["clean", "torn-tail", "clean", "open-tool", "clean", "open-model"]
+    _verify(tmp_path, manifest)
+
+
+@pytest.mark.parametrize(("format_name", "sessions"), [("rivumi", None), ("half-pi", 3)])
+def test_rivumi_and_half_pi_corpora_verify_with_their_crash_endings(
+    tmp_path: Path, format_name: str, sessions: int | None
+) -> None:
+    corpus.generate(format_name, 1_000_000, tmp_path, seed=3, sessions=sessions, crash_every=2)
+    manifest = json.loads((tmp_path / corpus.MANIFEST).read_text(encoding="utf-8"))
+    sources = manifest["sources"]
+    assert len(sources) >= 3
+    assert 900_000 <= manifest["total_bytes"] < 1_600_000
+    assert {source["ending"] for source in sources} - {"clean"}  # some crash endings
+    _verify(tmp_path, manifest)
+
+
+@pytest.mark.parametrize("format_name", corpus.FORMATS)
+def test_the_same_arguments_give_the_same_bytes(tmp_path: Path, format_name: str) -> None:
+    options = {"seed": 5, "sessions": 2, "crash_every": 2}
+    corpus.generate(format_name, 150_000, tmp_path / "a", **options)
+    corpus.generate(format_name, 150_000, tmp_path / "b", workers=2, **options)
+    corpus.generate(format_name, 150_000, tmp_path / "c", **{**options, "seed": 6})
+    first, second, other = (_files(tmp_path / name) for name in "abc")
+    assert first == second
+    assert first != other
+
+
+def test_bad_arguments_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown format"):
+        corpus.generate("tiny-agnet", 1000, tmp_path / "x")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "note.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        corpus.generate("tiny-agent", 1000, tmp_path / "full")
+    assert corpus.parse_size("1GB") == 10**9 and corpus.parse_size("512KiB") == 512 * 1024
+    with pytest.raises(SystemExit) as stopped:
+        corpus.main(["--format", "tiny-agent", "--size", "lots", "--out", str(tmp_path / "y")])
+    assert stopped.value.code == 2
+    assert corpus.main(["--format", "tiny-agent", "--size", "1KB", "--out", str(tmp_path / "full")]) == 2

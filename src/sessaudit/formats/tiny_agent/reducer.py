@@ -14,7 +14,6 @@ from typing import Any, Final
 from sessaudit.formats.tiny_agent import checks, entries, records
 from sessaudit.formats.tiny_agent.checks import Observations
 from sessaudit.formats.tiny_agent.digests import MAX_SAFE_INTEGER, UUID7_PATTERN
-from sessaudit.formats.tiny_agent.idtable import IdTable
 from sessaudit.formats.tiny_agent.messages import Message
 from sessaudit.formats.tiny_agent.shapes import (
     DUPLICATE_ID,
@@ -83,8 +82,7 @@ class Reducer:
         self.line_at = line_at
         self.journal = Journal()
         # One namespace (§6): fact id → entry ordinal or FACT; reserved ids → a negative reservation tag.
-        # Kept compact (idtable): a dict of str would cost ≈ 120 bytes per id, the bulk of a session's state.
-        self.namespace = IdTable()
+        self.namespace: dict[str, int] = {}
         # Per entry ordinal: its id, kind, and where its fact is (line offset, index in the array or -1).
         self.entry_ids: list[str] = []
         self.entry_kinds = bytearray()
@@ -112,9 +110,8 @@ class Reducer:
         self.verified_seq: int | None = None
 
     def ref(self, value: Any, pointer: str, what: str) -> str:
-        """A lowercase UUIDv7 (every id in the namespace matched the pattern when it entered it, so the
-        pattern alone decides; it is cheaper than a lookup in the compact namespace)."""
-        if type(value) is not str or UUID7_PATTERN.match(value) is None:
+        """A lowercase UUIDv7; every id already in the namespace was checked when it entered it."""
+        if type(value) is not str or (value not in self.namespace and UUID7_PATTERN.match(value) is None):
             raise invalid_id(value, pointer, what)
         return value
 
@@ -177,7 +174,7 @@ class Reducer:
             )
         fact_id = fact.get("id", MISSING)
         namespace = self.namespace
-        if type(fact_id) is not str or UUID7_PATTERN.match(fact_id) is None:
+        if type(fact_id) is not str or (fact_id not in namespace and UUID7_PATTERN.match(fact_id) is None):
             raise invalid_id(fact_id, "/id", "fact id")
         timestamp = fact.get("timestamp", MISSING)
         if type(timestamp) is not int or not 0 <= timestamp <= MAX_SAFE_INTEGER:

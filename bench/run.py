@@ -15,8 +15,9 @@ on multi-source corpora (both when the installed sessaudit has `--jobs`), `sessa
 references: `cat FILES > /dev/null`, DuckDB `read_json_objects(FILES, format='newline_delimited')` with
 `count(*)` and with `sum(json_array_length(json))` (the "parse-only" reference the targets compare with;
 `ignore_errors` so a corpus' torn tails do not stop it), and `jq -c . FILES > /dev/null` (on a corpus with
-torn tails `jq -cR 'fromjson?'`, as jq would stop at the first). Single-session scenarios also time the
-start-up alone (`sessaudit verify --help`, `python -c 'import duckdb'`).
+torn tails `jq -cR 'fromjson?'`, as jq would stop at the first), and CPython's parse floor: `orjson.loads`
+on every line and nothing else (no per-record check written in Python can be faster). Single-session
+scenarios also time the start-up alone (`sessaudit verify --help`, `python -c 'import duckdb'`).
 
 Scenarios: `single` (one tiny-agent session per `--sizes`), `corpus` (1,000 tiny-agent sessions totalling
 the largest size), `rivumi` (a run root) and `half-pi` (one store) at a moderate size. `--quick` uses small
@@ -58,6 +59,20 @@ print(duckdb.execute(query, [files]).fetchone()[0])
 COUNT_QUERY: Final = f"SELECT count(*) FROM read_json_objects(FILES, {DUCKDB_OPTIONS})"
 PARSE_QUERY: Final = f"SELECT sum(json_array_length(json)) FROM read_json_objects(FILES, {DUCKDB_OPTIONS})"
 PARSE_ONLY: Final = "duckdb sum(json_array_length)"
+# CPython's own floor: the fastest JSON parser Python has, one call per line and nothing else (what any
+# per-record check written in Python starts from)
+ORJSON_SCRIPT: Final = """
+import sys, orjson
+loads = orjson.loads
+for name in sys.argv[1:]:
+    with open(name, "rb") as handle:
+        for line in handle:
+            try:
+                loads(line)
+            except orjson.JSONDecodeError:
+                pass
+"""
+ORJSON_FLOOR: Final = "python: orjson.loads per line"
 VERIFY: Final = "sessaudit verify"
 VERIFY_JOBS: Final = "sessaudit verify --jobs 2"
 LOAD: Final = "sessaudit load"
@@ -202,6 +217,7 @@ def commands(
     if scenario.format == "tiny-agent":
         table["duckdb count(*)"] = lambda _: [python, "-c", DUCKDB_SCRIPT, COUNT_QUERY, *files]
         table[PARSE_ONLY] = lambda _: [python, "-c", DUCKDB_SCRIPT, PARSE_QUERY, *files]
+        table[ORJSON_FLOOR] = lambda _: [python, "-c", ORJSON_SCRIPT, *files]
         if shutil.which("jq") is not None:
             table.update(jq_command(root, files))
     one = ["--jobs", "1"] if jobs else []  # --jobs defaults to every core: the plain row is one process
@@ -428,7 +444,14 @@ def render(scenarios: list[Scenario], repeat: int, quick: bool, argv: Sequence[s
     for target in targets(scenarios):
         status = {True: "met", False: "**not met**", None: "not measured at full size"}[target.met]
         lines.append(f"| {target.name} | {target.measured} | {status} |")
-    lines += ["", "## Scenarios", ""]
+    lines += [
+        "",
+        "Where the time goes (cProfile of `verify` and `load` on the 100 MB session): `bench/PROFILE.md`, "
+        "written by `python bench/profile.py`.",
+        "",
+        "## Scenarios",
+        "",
+    ]
     for scenario in scenarios:
         lines += scenario_table(scenario)
     return "\n".join(lines)

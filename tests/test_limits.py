@@ -245,8 +245,8 @@ def test_rivumi_events_stop_at_max_findings(tmp_path: Path) -> None:
 
 
 # --- files that are not regular, links, walks ------------------------------------------------------------
-def _cli(*arguments: str, timeout: float = 30) -> tuple[int, dict[str, Any], int]:
-    """Run the CLI in a fresh process: (exit code, JSON report, peak resident memory in KiB).
+def _peak_of(arguments: list[str], timeout: float) -> tuple[int, bytes, int]:
+    """Run the CLI with `arguments` in a fresh process: (exit code, stdout, peak resident memory in KiB).
 
     The peak is the process's own `VmHWM`: `ru_maxrss` survives `execve` on Linux, so a child forked
     from this (large) test process would report the parent's size."""
@@ -261,13 +261,16 @@ def _cli(*arguments: str, timeout: float = 30) -> tuple[int, dict[str, Any], int
         "sys.exit(code)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", script, "verify", "--format", "json", "--jobs", "1", *arguments],
-        capture_output=True,
-        timeout=timeout,
-        check=False,
+        [sys.executable, "-c", script, *arguments], capture_output=True, timeout=timeout, check=False
     )
     peak = int(done.stderr.decode().strip().splitlines()[-1])
-    return done.returncode, json.loads(done.stdout), peak
+    return done.returncode, done.stdout, peak
+
+
+def _cli(*arguments: str, timeout: float = 30) -> tuple[int, dict[str, Any], int]:
+    """`verify --format json` in a fresh process: (exit code, JSON report, peak resident memory in KiB)."""
+    code, output, peak = _peak_of(["verify", "--format", "json", "--jobs", "1", *arguments], timeout)
+    return code, json.loads(output), peak
 
 
 def _within(seconds: float, call: Callable[[], AuditResult]) -> AuditResult:
@@ -376,3 +379,27 @@ def test_load_takes_the_limits_and_an_input_over_one_makes_it_incomplete(tmp_pat
     )
     assert result.exit_code == 3, result.output
     assert "over a limit (SA010)" in result.output
+
+
+def test_load_never_holds_a_line_over_the_limit(tmp_path: Path) -> None:
+    """`load` re-reads a source with verification's own line limit: the over-long line cut the extraction
+    (SA010), so its bytes are hashed, never held."""
+    clean = tmp_path / "clean.jsonl"
+    clean.write_bytes(clean_session())
+    code, _, baseline = _peak_of(["load", str(clean), "--db", str(tmp_path / "a.duckdb"), "--jobs", "1"], 60)
+    assert code == 0
+    long = tmp_path / "long.jsonl"
+    _sparse_line(long, 48 << 20)
+    arguments = [
+        "load",
+        str(long),
+        "--db",
+        str(tmp_path / "b.duckdb"),
+        "--jobs",
+        "1",
+        "--max-line-bytes",
+        "1000",
+    ]
+    code, _, peak = _peak_of(arguments, 60)
+    assert code == 3
+    assert peak - baseline < 16 * 1024, (baseline, peak)  # the line alone is 48 MiB

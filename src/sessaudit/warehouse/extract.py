@@ -11,6 +11,7 @@ from typing import Final
 from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
 from sessaudit.framing import LineReader
+from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
 from sessaudit.model import Finding, Source
 from sessaudit.rules import find_rule
 from sessaudit.verdicts import Verdict
@@ -22,8 +23,6 @@ from sessaudit.warehouse.tiny_agent_v1 import extract_v1
 
 # A record at or after a finding with one of these effects is not verified history (CONTRACT §4 verdicts).
 CUTTING: Final = frozenset({Verdict.CORRUPT, Verdict.UNREADABLE, Verdict.UNSUPPORTED})
-# Extraction keeps every verified line whole (verification already held it, under its own line limit).
-UNLIMITED: Final = 1 << 62
 
 
 class EvidenceChanged(Exception):
@@ -53,7 +52,12 @@ def read_verified(real_path: str, length: int, sha256: str) -> bytes:
 
 
 def extract(
-    source: Source, real_path: str, findings: list[Finding], source_id: str, into: Extraction | None = None
+    source: Source,
+    real_path: str,
+    findings: list[Finding],
+    source_id: str,
+    into: Extraction | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Extraction:
     """The records of `source` (found at `real_path`), given the source's own findings, added to `into`
     (which may spill them as they come: then EvidenceChanged means rows already spilled are void)."""
@@ -61,7 +65,7 @@ def extract(
     if not source.sessions or source.sha256 is None:
         return into
     if source.format == "tiny-agent":
-        _tiny_agent(source, real_path, findings, source_id, into)
+        _tiny_agent(source, real_path, findings, source_id, into, max_line_bytes)
     elif source.format == "rivumi":
         _rivumi(source, real_path, findings, source_id, into)
     elif source.format == "half-pi":
@@ -70,7 +74,12 @@ def extract(
 
 
 def _tiny_agent(
-    source: Source, real_path: str, findings: list[Finding], source_id: str, into: Extraction
+    source: Source,
+    real_path: str,
+    findings: list[Finding],
+    source_id: str,
+    into: Extraction,
+    max_line_bytes: int,
 ) -> None:
     evidence = source.files[0]
     cut = cut_line(findings, evidence.path)
@@ -80,7 +89,9 @@ def _tiny_agent(
     stream, _ = open_evidence(real_path)
     with stream:
         # read in chunks and hashed as it is read: memory holds a chunk and a line, never the file
-        reader = LineReader(stream, evidence.bytes, max_line_bytes=UNLIMITED, report_progress=False)
+        # verification's own line limit: a longer line was SA010, which cuts the extraction at or before it,
+        # so its bytes are never needed and are not held (only hashed)
+        reader = LineReader(stream, evidence.bytes, max_line_bytes=max_line_bytes, report_progress=False)
         lines = iter(reader)
         failure: Exception | None = None
         try:

@@ -103,7 +103,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
             for outcome in _verified(_unique(discovery.candidates), loaded, stamp, options):
                 outcomes.append(outcome)
                 if outcome.streamed:
-                    _stream(outcome, writer, stamp)
+                    _stream(outcome, writer, stamp, options.verify.limits.max_line_bytes)
                 elif outcome.batch is not None:
                     if outcome.status == REPLACED:
                         writer.replace(source_id_of(outcome.real_path))
@@ -207,14 +207,16 @@ def verify_and_extract(
     if sum(item.bytes for item in source.files) > extract_up_to:
         return Outcome(source, findings, real_path, candidate.named, status, detail=detail, streamed=True)
     try:
-        extraction = extract(source, real_path, findings, source_id_of(real_path))
+        extraction = extract(
+            source, real_path, findings, source_id_of(real_path), max_line_bytes=options.limits.max_line_bytes
+        )
     except (EvidenceChanged, OSError) as error:
         return Outcome(source, findings, real_path, candidate.named, NOT_LOADED, detail=_reason(error))
     batch = source_batch(source, real_path, findings, extraction, stamp)
     return Outcome(source, findings, real_path, candidate.named, status, batch, detail)
 
 
-def _stream(outcome: Outcome, writer: Writer, stamp: Stamp) -> None:
+def _stream(outcome: Outcome, writer: Writer, stamp: Stamp, max_line_bytes: int) -> None:
     """Extract a verified source here, its rows written in bounded batches as they are read; when its
     bytes turn out not to be the verified ones, what was written of it is deleted (old rows stay)."""
     source_id = source_id_of(outcome.real_path)
@@ -222,7 +224,7 @@ def _stream(outcome: Outcome, writer: Writer, stamp: Stamp) -> None:
     writer.start_source(source_id, replacing=replacing)
     into = Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
     try:
-        extract(outcome.source, outcome.real_path, outcome.findings, source_id, into)
+        extract(outcome.source, outcome.real_path, outcome.findings, source_id, into, max_line_bytes)
     except (EvidenceChanged, OSError) as error:
         writer.discard_source(source_id, replacing=replacing)
         outcome.status, outcome.detail = NOT_LOADED, _reason(error)

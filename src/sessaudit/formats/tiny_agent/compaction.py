@@ -36,9 +36,9 @@ RETAINED_KEYS: Final = frozenset(("sourceEntryId", "message"))
 
 def source_item(entry_id: str, message: dict[str, Any], first: bool) -> bytes:
     """One `{message, sourceEntryId}` element of the sourceDigest array, with its separator."""
-    head = '{"message":' if first else ',{"message":'
+    head = b'{"message":' if first else b',{"message":'
     canonical = canonical_message(parse_message(message, ""))
-    return f'{head}{canonical},"sourceEntryId":"{entry_id}"}}'.encode()
+    return head + canonical + b',"sourceEntryId":"' + entry_id.encode() + b'"}'
 
 
 def apply_compaction(

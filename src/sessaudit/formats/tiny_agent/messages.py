@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from json.encoder import encode_basestring as encode_string
 from typing import Any, Final
 
@@ -153,22 +154,47 @@ def _parse_call(value: Any, base: str, index: int) -> Call:
     return (call_id, name, arguments)
 
 
-def canonical_message(message: Message) -> str:
-    """The canonical JSON (§11) of a validated message, built directly: its values are strings or null and
-    its keys are fixed ASCII, so sorted keys and the C string encoder give exactly tiny-agent's form."""
-    content = "null" if message.content is None else encode_string(message.content)
+def canonical_message(message: Message) -> bytes:
+    """The canonical JSON (§11) of a validated message as UTF-8, built directly: its values are strings or
+    null and its keys are fixed ASCII, so sorted keys and a string encoder that escapes exactly `"`, `\\`
+    and the C0 controls (lowercase `\\u00xx` but for \\b \\f \\n \\r \\t) give tiny-agent's form.
+    orjson's string encoder is that encoder (a test holds it to the stdlib's `encode_basestring` for
+    every code point), writing UTF-8 at once; a string it refuses (a lone surrogate, which strict
+    decoding never lets through) takes the stdlib path and fails there as it always did."""
+    try:
+        return _canonical_message(message, _encode_utf8)
+    except orjson.JSONEncodeError:
+        return _canonical_message(message, _encode_via_stdlib)
+
+
+def _encode_utf8(value: str) -> bytes:
+    return orjson.dumps(value)
+
+
+def _encode_via_stdlib(value: str) -> bytes:
+    return encode_string(value).encode()
+
+
+def _canonical_message(message: Message, encode: Callable[[str], bytes]) -> bytes:
+    content = b"null" if message.content is None else encode(message.content)
     if message.role == "tool":
-        return f'{{"content":{content},"role":"tool","tool_call_id":{encode_string(message.tool_call_id)}}}'
+        call_id = encode(message.tool_call_id)
+        return b'{"content":' + content + b',"role":"tool","tool_call_id":' + call_id + b"}"
     if message.role == "user":
-        return f'{{"content":{content},"role":"user"}}'
+        return b'{"content":' + content + b',"role":"user"}'
     if not message.calls:
-        return f'{{"content":{content},"role":"assistant"}}'
-    calls = ",".join(
-        f'{{"function":{{"arguments":{encode_string(arguments)},"name":{encode_string(name)}}},'
-        f'"id":{encode_string(call_id)},"type":"function"}}'
+        return b'{"content":' + content + b',"role":"assistant"}'
+    calls = b",".join(
+        b'{"function":{"arguments":'
+        + encode(arguments)
+        + b',"name":'
+        + encode(name)
+        + b'},"id":'
+        + encode(call_id)
+        + b',"type":"function"}'
         for call_id, name, arguments in message.calls
     )
-    return f'{{"content":{content},"role":"assistant","tool_calls":[{calls}]}}'
+    return b'{"content":' + content + b',"role":"assistant","tool_calls":[' + calls + b"]}"
 
 
 # --- configuration snapshots (spec §9.3) ---------------------------------------------------

@@ -378,10 +378,10 @@ class Reducer:
         self.entry_indexes.append(place.index)
         return ordinal
 
-    def hash_message(self, entry_id: str, canonical: str) -> None:
+    def hash_message(self, entry_id: str, canonical: bytes) -> None:
         """Extend the running sha256 of `[{message, sourceEntryId}, …]` by one message entry."""
-        head = ',{"message":' if self.message_ids else '{"message":'
-        self.source_hash.update(f'{head}{canonical},"sourceEntryId":"{entry_id}"}}'.encode())
+        head = b',{"message":' if self.message_ids else b'{"message":'
+        self.source_hash.update(head + canonical + b',"sourceEntryId":"' + entry_id.encode() + b'"}')
         self.message_ids.append(entry_id)
 
     def source_digest(self, through: str) -> str:

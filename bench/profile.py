@@ -1,0 +1,133 @@
+"""Where `sessaudit verify` and `load` spend their time: cProfile on a benchmark session → bench/PROFILE.md.
+
+    python bench/profile.py [--size 100MB] [--seed 1] [--corpus-dir bench/.corpus] [--output bench/PROFILE.md]
+
+The session is the benchmark's own (`bench/corpus.py`, cached like `bench/run.py`'s). Each command runs once
+in its own process under cProfile (which slows pure-Python code by a factor the table shows: profiled
+seconds vs the plain run measured just before). The tables: the functions with the most own time, and own
+time summed per sessaudit module (where a speed-up has to come from)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import corpus as corpus_module  # noqa: E402  (bench/ is not a package)
+import run as run_module  # noqa: E402
+
+TOP = 25
+
+
+def _plain_seconds(argv: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - started
+
+
+def _profiled(argv: list[str], output: Path) -> tuple[float, pstats.Stats]:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(output), *argv[1:]],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return time.perf_counter() - started, pstats.Stats(str(output))
+
+
+def _where(filename: str, function: str) -> str:
+    marker = f"{os.sep}sessaudit{os.sep}"
+    if marker in filename:
+        return "sessaudit/" + filename.split(marker, 1)[1]
+    if filename == "~":
+        return "(built-in)"
+    return Path(filename).name
+
+
+def _tables(stats: pstats.Stats) -> list[str]:
+    entries = stats.stats  # type: ignore[attr-defined]
+    total = sum(own for (_, _, own, _, _) in entries.values()) or 1.0
+    rows = sorted(entries.items(), key=lambda item: item[1][2], reverse=True)[:TOP]
+    lines = [
+        "| own s | own % | calls | cumulative s | function |",
+        "|---:|---:|---:|---:|---|",
+    ]
+    for (filename, line, function), (_, calls, own, cumulative, _) in rows:
+        where = _where(filename, function)
+        place = f"{where}:{line} `{function}`" if line else f"`{function}`"
+        lines.append(f"| {own:.2f} | {100 * own / total:.1f} | {calls:,} | {cumulative:.2f} | {place} |")
+    per_module: dict[str, float] = defaultdict(float)
+    for (filename, _, function), (_, _, own, _, _) in entries.items():
+        where = _where(filename, function)
+        module = where if where.startswith("sessaudit/") else "(outside sessaudit: stdlib, C, libraries)"
+        if function.startswith("<built-in method") or function.startswith("<method"):
+            module = f"(built-in) {function.split(' of ')[0].removeprefix('<built-in method ')}"
+            module = module.removeprefix("<method ").rstrip(">")
+        per_module[module] += own
+    lines += ["", "| own s | own % | module |", "|---:|---:|---|"]
+    for module, own in sorted(per_module.items(), key=lambda item: item[1], reverse=True)[:TOP]:
+        lines.append(f"| {own:.2f} | {100 * own / total:.1f} | {module} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--size", default="100MB")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--corpus-dir", type=Path, default=BENCH / ".corpus")
+    parser.add_argument("--output", type=Path, default=BENCH / "PROFILE.md")
+    arguments = parser.parse_args(argv)
+    size = corpus_module.parse_size(arguments.size)
+    label = corpus_module.format_size(size)
+    title = f"One tiny-agent session, {label}"
+    scenario = run_module.Scenario(f"single-{label}", title, "tiny-agent", size, 1)
+    root = run_module.ensure_corpus(arguments.corpus_dir.resolve(), scenario, arguments.seed, print)
+    session = run_module.jsonl_files(root, corpus_module.load_manifest(root))[0]
+    lines = [
+        "# Profile",
+        "",
+        f"Written by `python bench/profile.py {' '.join(argv or sys.argv[1:])}`: cProfile, one run each, on "
+        f"the benchmark's single tiny-agent session of {label} ({scenario.bytes:,} bytes). Own time = time "
+        "in the function itself; cProfile's overhead inflates pure-Python code, so read the shares, not "
+        "the seconds.",
+        "",
+    ]
+    with tempfile.TemporaryDirectory() as scratch:
+        commands = {
+            "verify": ["sessaudit", "verify", "--format", "json", "--quiet", "--jobs", "1", session],
+            "load": ["sessaudit", "load", session, "--db", os.path.join(scratch, "w.duckdb"), "--jobs", "1"],
+        }
+        for name, argv_ in commands.items():
+            if name == "load":
+                Path(scratch, "w.duckdb").unlink(missing_ok=True)
+            plain = _plain_seconds(argv_)
+            if name == "load":
+                Path(scratch, "w.duckdb").unlink(missing_ok=True)
+            module_argv = [sys.executable, "-m", "sessaudit", *argv_[1:]]
+            seconds, stats = _profiled(module_argv, Path(scratch, f"{name}.prof"))
+            lines += [
+                f"## `sessaudit {name}`",
+                "",
+                f"{plain:.1f} s plain, {seconds:.1f} s under cProfile.",
+                "",
+                *_tables(stats),
+                "",
+            ]
+            print(f"profiled {name}: {plain:.1f} s plain, {seconds:.1f} s profiled", file=sys.stderr)
+    arguments.output.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {arguments.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -46,11 +46,11 @@ def ordered_map(
     that many items are in the pool or done and not yet yielded, so results waiting for an earlier slow
     item cannot pile up."""
     total = sum(sizes) if sizes is not None else 0
-    if tracker is not None:
-        tracker.start(total, len(items))
     method = start_method if start_method in get_all_start_methods() else "spawn"
     small = sizes is not None and total < POOL_THRESHOLD_BYTES.get(method, 0)
     if jobs <= 1 or len(items) <= 1 or small:
+        if tracker is not None:
+            tracker.start(total, len(items))
         try:
             for item in items:
                 yield function(item)
@@ -64,8 +64,6 @@ def ordered_map(
         return
     context = get_context(method)
     counter = context.Value("q", 0)
-    if tracker is not None:
-        tracker.attach(counter)
     with ProcessPoolExecutor(
         max_workers=min(jobs, len(items)),
         mp_context=context,
@@ -76,11 +74,18 @@ def ordered_map(
         futures: deque[Future[Result]] = deque()
         pending: set[Future[Result]] = set()
         submitted = 0
+        started = False
         while submitted < len(items) or futures:
             while submitted < len(items) and len(futures) < ahead:
                 futures.append(pool.submit(function, items[submitted]))
                 pending.add(futures[-1])
                 submitted += 1
+            if tracker is not None and submitted and not started:
+                # Forked workers all exist once the first item is submitted: the display (and its refresh
+                # thread) starts only now, so no worker is forked while another thread holds a lock.
+                tracker.start(total, len(items))
+                tracker.attach(counter)
+                started = True
             future = futures.popleft()
             while not future.done():
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)

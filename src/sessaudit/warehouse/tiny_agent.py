@@ -7,13 +7,13 @@ Usage facts are counted one row each, as the reducer sums them (spec §10)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import orjson
 
-from sessaudit.framing import Line
+from sessaudit.framing import BYTE_ORDER_MARK, Line
 from sessaudit.warehouse.drafts import (
     FAILED,
     NOT_EXECUTED,
@@ -61,13 +61,10 @@ def extract_v2(
 ) -> None:
     """`lines` are the committed lines in order, from line 1; lines from `cut` on are left out (all of
     them, the header too, when the header itself is not verified). Reads no further than it needs."""
-    if cut is not None and cut <= 1:
+    opened = verified_header(lines, cut)
+    if opened is None:
         return
-    iterator = iter(lines)
-    first = next(iterator, None)
-    if first is None:
-        return
-    header, raw = _header(first.data)
+    header, raw, iterator = opened
     provider = text(header.get("provider"))
     into.sessions[session_id] = SessionDetails(
         provider, text(header.get("model")), text(header.get("cwd")), raw_json(raw)
@@ -139,11 +136,21 @@ def _transaction(data: bytes) -> list[tuple[Any, str | bytes]]:
             index += 1
 
 
-def _header(data: bytes) -> tuple[dict[str, Any], str]:
-    """Line 1 (verified, or the cut is at line 1 and nothing else is read) and its text without a BOM."""
-    raw = (data[3:] if data[:3] == b"\xef\xbb\xbf" else data).decode("utf-8")
+def verified_header(
+    lines: Iterable[Line], cut: int | None
+) -> tuple[dict[str, Any], str, Iterator[Line]] | None:
+    """A session's header line (v2 or v1) as an object and as its text without a BOM, and the lines after
+    it; None when the header is not verified history (`cut` at line 1) or there is no line at all."""
+    if cut is not None and cut <= 1:
+        return None
+    iterator = iter(lines)
+    first = next(iterator, None)
+    if first is None:
+        return None
+    data = first.data
+    raw = (data[len(BYTE_ORDER_MARK) :] if data.startswith(BYTE_ORDER_MARK) else data).decode("utf-8")
     value = json.loads(raw)
-    return (value if isinstance(value, dict) else {}), raw
+    return (value if isinstance(value, dict) else {}), raw, iterator
 
 
 def _fact(

@@ -34,6 +34,7 @@ from sessaudit.warehouse.drafts import (
     arguments_json,
 )
 from sessaudit.warehouse.rows import FactRow, LedgerRow, micros_from_text, raw_json, text
+from sessaudit.warehouse.tiny_agent import verified_header
 
 
 @dataclass(slots=True)
@@ -48,15 +49,10 @@ def extract_v1(
 ) -> None:
     """`lines` are the committed lines in order, from line 1; lines from `cut` on are left out (all of
     them, the header too, when the header itself is not verified). Reads no further than it needs."""
-    if cut is not None and cut <= 1:
+    opened = verified_header(lines, cut)
+    if opened is None:
         return
-    iterator = iter(lines)
-    first = next(iterator, None)
-    if first is None:
-        return
-    raw = (first.data[3:] if first.data[:3] == b"\xef\xbb\xbf" else first.data).decode("utf-8")
-    header = json.loads(raw)
-    header = header if isinstance(header, dict) else {}
+    header, raw, iterator = opened
     provider, model = text(header.get("provider")), text(header.get("model"))
     into.sessions[session_id] = SessionDetails(provider, model, text(header.get("cwd")), raw_json(raw))
     turn = _Turn()

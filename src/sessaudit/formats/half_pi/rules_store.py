@@ -9,10 +9,9 @@ from sessaudit.rulebase import CORRUPT, UNREADABLE, E, N, Rule, W, _rule
 
 _r = partial(_rule, formats=("half-pi",))
 
-# The claims file of the SA694 and SA695 examples (one claim matches, one does not, one is unknown).
-_CLAIMS_INPUT = (
-    "`sessaudit verify half-pi.db --claims claims.json` with this `claims.json` (exit 1):\n"
-    "\n"
+# The claims file of the SA693-SA695 examples (one claim matches, one does not, one is unknown).
+_CLAIMS_INTRO = "`sessaudit verify half-pi.db --claims claims.json` with this `claims.json`"
+_CLAIMS_FILE = (
     "```json\n"
     "{\n"
     '  "claims": [\n'
@@ -307,34 +306,10 @@ STORE_RULES: tuple[Rule, ...] = (
           holds (spec §6.2/§6.3). Claims never change a verdict.""",
         fix="""Nothing to fix: the claimed call is the one approved. Whether it ran is another question:
           see the approval's security decisions and, for `use_hand`, its remote run.""",
-        example=(
-            "`sessaudit verify half-pi.db --claims claims.json` with this `claims.json`:\n"
-            "\n"
-            "```json\n"
-            "{\n"
-            '  "claims": [\n'
-            "    {\n"
-            '      "approval_id": "3b05e392a6ea1c0d",\n'
-            '      "tool": "bash",\n'
-            '      "args": {\n'
-            '        "command": "rm -rf build"\n'
-            "      }\n"
-            "    },\n"
-            "    {\n"
-            '      "approval_id": "3b05e392a6ea1c0d",\n'
-            '      "tool": "bash",\n'
-            '      "args": {\n'
-            '        "command": "rm -rf /"\n'
-            "      }\n"
-            "    },\n"
-            "    {\n"
-            '      "approval_id": "0123456789abcdef",\n'
-            '      "tool": "bash",\n'
-            '      "args": {}\n'
-            "    }\n"
-            "  ]\n"
-            "}\n"
-            "```\n"
+        example=_CLAIMS_INTRO
+        + ":\n\n"
+        + _CLAIMS_FILE
+        + (
             "\n"
             "Finding (console report):\n"
             "\n"
@@ -360,7 +335,9 @@ STORE_RULES: tuple[Rule, ...] = (
           `background.max_runtime_ms` must be the call's. If the claim is right, what was approved is not
           what you were told: take the real arguments from the request's `messages.tool_calls` and treat
           the approval as not covering the claimed call.""",
-        example=_CLAIMS_INPUT
+        example=_CLAIMS_INTRO
+        + " (exit 1):\n\n"
+        + _CLAIMS_FILE
         + (
             "\n"
             "Finding (console report):\n"
@@ -387,7 +364,9 @@ STORE_RULES: tuple[Rule, ...] = (
         fix="""Check the claim's `approval_id` (16 lowercase hex, as in `approval_audits`) and that the
           store holding the approval is among the paths verified. If both are right, the approval was
           never recorded or its row was deleted: look for it in a backup of the store.""",
-        example=_CLAIMS_INPUT
+        example=_CLAIMS_INTRO
+        + " (exit 1):\n\n"
+        + _CLAIMS_FILE
         + (
             "\n"
             "Finding (console report):\n"

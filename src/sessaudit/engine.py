@@ -12,7 +12,14 @@ from sessaudit import __version__
 from sessaudit.discovery import Candidate, Format, Problem, discover
 from sessaudit.evidence import Recheck, open_evidence, recheck
 from sessaudit.formats.half_pi.verifier import verify_half_pi
-from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions, source_sha256
+from sessaudit.formats.interface import (
+    DEFAULT_OPTIONS,
+    FileRead,
+    LineTap,
+    SourceOutcome,
+    VerifyOptions,
+    source_sha256,
+)
 from sessaudit.formats.rivumi.verifier import verify_rivumi
 from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
 from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
@@ -107,9 +114,10 @@ def _unanswered_claims(options: VerifyOptions, answered: set[int]) -> list[Findi
 
 
 def verify_candidate(
-    candidate: Candidate, options: VerifyOptions = DEFAULT_OPTIONS
+    candidate: Candidate, options: VerifyOptions = DEFAULT_OPTIONS, tap: LineTap | None = None
 ) -> tuple[Source, list[Finding], list[int]]:
-    """One source: its model entry, its findings, and the `--claims` indices it answered."""
+    """One source: its model entry, its findings, and the `--claims` indices it answered. A `tap` sees
+    the checked lines of a tiny-agent v2 session as they are read (sessaudit.formats.interface.LineTap)."""
     if candidate.problem is not None:
         return (*_unverifiable(candidate), [])
     path_verifier = PATH_VERIFIERS.get(candidate.format) if candidate.format else None
@@ -128,7 +136,10 @@ def verify_candidate(
         )
         return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], []
     with stream:
-        outcome = verifier(candidate.path, candidate.real_path, stream, size, options)
+        if tap is not None and verifier is verify_tiny_agent_file:
+            outcome = verify_tiny_agent_file(candidate.path, candidate.real_path, stream, size, options, tap)
+        else:
+            outcome = verifier(candidate.path, candidate.real_path, stream, size, options)
     return _checked(candidate, outcome)
 
 

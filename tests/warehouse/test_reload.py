@@ -127,6 +127,7 @@ def test_loading_never_writes_the_evidence(corpus: Path) -> None:
 def test_evidence_changed_after_verification_is_not_loaded(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the two-pass load (several sources, --jobs 2) re-reads the evidence to extract it
     verify = loader.verify_candidate
 
     def verify_then_rewrite(candidate: Any, options: Any) -> Any:
@@ -139,7 +140,7 @@ def test_evidence_changed_after_verification_is_not_loaded(
 
     monkeypatch.setattr(loader, "verify_candidate", verify_then_rewrite)
     with inside(corpus):
-        result = load_warehouse(["examples"], Path("w.duckdb"))
+        result = load_warehouse(["examples"], Path("w.duckdb"), LoadOptions(jobs=2))
     (refused,) = [item for item in result.outcomes if item.status == NOT_LOADED]
     assert "changed after it was verified" in str(refused.detail)
     assert result.incomplete == [f"{refused.source.path}: not loaded: {refused.detail}"]

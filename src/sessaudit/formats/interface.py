@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final, Protocol
 
 from sessaudit.current import CurrentSource
 from sessaudit.formats.half_pi.claims import Claim
+from sessaudit.framing import Line
 from sessaudit.limits import DEFAULT_LIMITS, Limits
 from sessaudit.model import Finding, Session
 
@@ -51,6 +52,17 @@ class VerifyOptions:
 
 
 DEFAULT_OPTIONS = VerifyOptions()
+
+# A line's value, handed to a LineTap, when the line could not be decoded.
+UNDECODED: Final[Any] = object()
+
+
+class LineTap(Protocol):
+    """Sees each line a line-by-line verifier has just checked, in order, with its decoded value (or
+    UNDECODED), the session id its header gave, and the findings so far (a list that only grows while the
+    file is read). `sessaudit load` extracts rows this way in the verifier's own pass."""
+
+    def __call__(self, line: Line, value: Any, session_id: str | None, findings: list[Finding]) -> None: ...
 
 
 def source_sha256(files: list[FileRead]) -> str | None:

@@ -4,13 +4,16 @@ verified), cut to the verified prefix, and handed to its format's extractor."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import deque
-from typing import Final
+from collections.abc import Iterable
+from typing import Any, Final
 
 from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
-from sessaudit.framing import LineReader
+from sessaudit.formats.interface import UNDECODED
+from sessaudit.framing import Line, LineReader
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
 from sessaudit.model import Finding, Source
 from sessaudit.rules import find_rule
@@ -18,7 +21,7 @@ from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.half_pi import extract_store
 from sessaudit.warehouse.rivumi import extract_events
-from sessaudit.warehouse.tiny_agent import extract_v2
+from sessaudit.warehouse.tiny_agent import V2Extractor, extract_v2, header_text
 from sessaudit.warehouse.tiny_agent_v1 import extract_v1
 
 # A record at or after a finding with one of these effects is not verified history (CONTRACT §4 verdicts).
@@ -34,11 +37,85 @@ def cutting(item: Finding) -> bool:
     return rule is not None and rule.verdict in CUTTING
 
 
-def cut_line(findings: list[Finding], path: str) -> int | None:
+def cut_line(findings: Iterable[Finding], path: str) -> int | None:
     """The first line of `path` that is not verified history: the earliest line of a corrupting finding
     there (1 when such a finding has no line), None when there is none."""
     lines = [item.location.line or 1 for item in findings if item.location.path == path and cutting(item)]
     return min(lines) if lines else None
+
+
+# what a line that is not what the verifier checked may raise in an extractor (the hash decides)
+EXTRACTION_ERRORS: Final = (ValueError, LookupError, TypeError, AttributeError, RecursionError)
+
+
+class SinglePass:
+    """`sessaudit load`'s one pass over a tiny-agent v2 session: a LineTap that extracts each line's rows
+    (into `into`, which may spill them) from the value the verifier decoded, right after the verifier
+    checked it, so the file is read and decoded once.
+
+    A line is extracted only while no corrupting finding names it or an earlier line; the first such
+    finding stops the pass. The rows are the two-pass extraction's exactly when, once the verifier is
+    done, its cut (`cut_line` of all findings) is the line the pass stopped at and no finding made later
+    named a line already extracted: `complete()` checks that. Otherwise (a finding about an earlier line
+    made at the end, --max-findings, a v1 session, an extractor error) the caller discards the rows and
+    extracts in a second pass, as it would without this."""
+
+    def __init__(self, path: str, source_id: str, into: Extraction) -> None:
+        self.path = path
+        self.source_id = source_id
+        self.into = into
+        self.extractor: V2Extractor | None = None
+        self.session_id: str | None = None
+        self.seen_header = False
+        self.stopped_at: int | None = None  # the first line not extracted, once a corrupting finding came
+        self.last_extracted = 0  # the last line extracted (0: none)
+        self.spoilt = False  # a finding named a line already extracted, or the extractor failed
+        self.checked = 0  # findings looked at so far
+
+    def __call__(self, line: Line, value: Any, session_id: str | None, findings: list[Finding]) -> None:
+        if line.number == 1:
+            self.seen_header = True  # a v2 verifier's tap (a v1 session never calls it)
+            self.session_id = session_id
+        if self.stopped_at is not None:
+            return
+        if len(findings) > self.checked:
+            cut = cut_line(findings[self.checked :], self.path)
+            self.checked = len(findings)
+            if cut is not None:
+                self.stopped_at = cut
+                self.spoilt = cut <= self.last_extracted
+                return
+        try:
+            if line.number == 1:
+                raw = header_text(line.data)
+                header = value if value is not UNDECODED else json.loads(raw)
+                header = header if isinstance(header, dict) else {}
+                self.extractor = V2Extractor(self.source_id, session_id, header, raw, self.into)
+            elif self.extractor is not None:
+                self.extractor.line(line, value)
+        except EXTRACTION_ERRORS:
+            self.stopped_at, self.spoilt = line.number, True
+            return
+        self.last_extracted = line.number
+
+    def complete(self, source: Source, findings: list[Finding]) -> bool:
+        """Whether the rows extracted are the verified history's exactly; if so, finish `into` as
+        `extract()` would have."""
+        if (
+            self.spoilt
+            or not self.seen_header
+            or source.format != "tiny-agent"
+            or source.format_version == "1"
+            or not source.sessions
+            or source.sha256 is None
+            or source.sessions[0].session_id != self.session_id
+            or cut_line(findings, self.path) != self.stopped_at
+        ):
+            return False
+        self.into.complete = self.stopped_at is None
+        if self.extractor is not None:
+            self.extractor.finish()
+        return True
 
 
 def read_verified(real_path: str, length: int, sha256: str) -> bytes:
@@ -96,7 +173,7 @@ def _tiny_agent(
         failure: Exception | None = None
         try:
             extractor(lines, cut, source_id, session_id, into)
-        except (ValueError, LookupError, TypeError, AttributeError, RecursionError) as error:
+        except EXTRACTION_ERRORS as error:
             failure = error  # a line that is not what was verified? the hash decides
         deque(lines, maxlen=0)  # the rest of the verified range (after a cut) is hashed too
     if reader.bytes_read != evidence.bytes or reader.sha256 != evidence.sha256:

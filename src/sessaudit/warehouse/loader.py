@@ -8,8 +8,11 @@ written in Arrow batches by writer.py while later sources are verified.
 
 Memory is bounded by the batch size, not by the size of a source: a source is extracted here, streamed
 from its verified bytes in chunks (hashed as they are read), its rows handed to the writer in bounded
-batches. With `--jobs`, a worker process verifies; it also extracts a source of at most
-`EXTRACT_IN_WORKER_BYTES` (the rows pickled back are small then), and at most 2 × jobs results wait."""
+batches. In one process (one job, or one source), a tiny-agent v2 source new to the warehouse is read
+once: its rows are extracted from the verifier's own decoded lines as they are checked (extract.SinglePass),
+and only when that cannot be the verified history exactly is it read a second time. With `--jobs`, a
+worker process verifies; it also extracts a source of at most `EXTRACT_IN_WORKER_BYTES` (the rows
+pickled back are small then), and at most 2 × jobs results wait."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from pathlib import Path
 import duckdb
 
 from sessaudit import __version__
-from sessaudit.discovery import Candidate, discover
+from sessaudit.discovery import Candidate, Format, discover
 from sessaudit.engine import summarise, verify_candidate
 from sessaudit.formats.interface import DEFAULT_OPTIONS, VerifyOptions
 from sessaudit.limits import incomplete_reason
@@ -33,7 +36,7 @@ from sessaudit.progress import estimated_bytes
 from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
 from sessaudit.warehouse.drafts import Extraction
-from sessaudit.warehouse.extract import EvidenceChanged, extract
+from sessaudit.warehouse.extract import EvidenceChanged, SinglePass, extract
 from sessaudit.warehouse.parquet import check_directory, export_parquet
 from sessaudit.warehouse.rows import Batch
 from sessaudit.warehouse.schema import create_schema
@@ -59,6 +62,9 @@ class LoadOptions:
     verify: VerifyOptions = DEFAULT_OPTIONS
     version: str = __version__
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    # in one process, a new tiny-agent v2 source is extracted in the verifier's own pass (SinglePass);
+    # False: verified, then read again to be extracted (the reference the single pass is tested against)
+    single_pass: bool = True
 
 
 @dataclass(slots=True)
@@ -100,7 +106,13 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
         stamp = Stamp(options.version, _micros(options.clock()))
         with Writer(connection, DUCKDB_MEMORY) as writer:
             outcomes = []
-            for outcome in _verified(_unique(discovery.candidates), loaded, stamp, options):
+            candidates = _unique(discovery.candidates)
+            # in one process, a new tiny-agent source is verified here and extracted in the same pass
+            one_pass = options.single_pass and (options.jobs <= 1 or len(candidates) <= 1)
+            for item in _verified(candidates, loaded, stamp, options, one_pass):
+                outcome = (
+                    _verify_in_one_pass(item, writer, stamp, options) if isinstance(item, Candidate) else item
+                )
                 outcomes.append(outcome)
                 if outcome.streamed:
                     _stream(outcome, writer, stamp, options.verify.limits.max_line_bytes)
@@ -169,8 +181,12 @@ def _unique(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _verified(
-    candidates: list[Candidate], loaded: dict[str, str | None], stamp: Stamp, options: LoadOptions
-) -> Iterator[Outcome]:
+    candidates: list[Candidate],
+    loaded: dict[str, str | None],
+    stamp: Stamp,
+    options: LoadOptions,
+    one_pass: bool,
+) -> Iterator[Outcome | Candidate]:
     # spawned, not forked: the parent holds an open DuckDB connection and its threads. With one job every
     # source is streamed by this process; with more, a small one is extracted where it is verified.
     return ordered_map(
@@ -180,6 +196,7 @@ def _verified(
             stamp=stamp,
             options=options.verify,
             extract_up_to=EXTRACT_IN_WORKER_BYTES if options.jobs > 1 else -1,
+            one_pass=one_pass,
         ),
         candidates,
         jobs=options.jobs,
@@ -195,9 +212,19 @@ def verify_and_extract(
     stamp: Stamp,
     options: VerifyOptions,
     extract_up_to: int = -1,
-) -> Outcome:
+    one_pass: bool = False,
+) -> Outcome | Candidate:
     """Verify one source; unless it is loaded already with the same sha256, extract its rows here when
-    its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`)."""
+    its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`).
+    With `one_pass`, a tiny-agent source not loaded before comes back as it is, to be verified and
+    extracted in one pass (`_verify_in_one_pass`) by the process that writes."""
+    if (
+        one_pass
+        and candidate.format is Format.TINY_AGENT
+        and candidate.problem is None
+        and os.path.realpath(candidate.real_path) not in loaded
+    ):
+        return candidate
     source, findings, _ = verify_candidate(candidate, options)
     real_path = os.path.realpath(candidate.real_path)
     if real_path in loaded and loaded[real_path] == source.sha256:
@@ -214,6 +241,26 @@ def verify_and_extract(
         return Outcome(source, findings, real_path, candidate.named, NOT_LOADED, detail=_reason(error))
     batch = source_batch(source, real_path, findings, extraction, stamp)
     return Outcome(source, findings, real_path, candidate.named, status, batch, detail)
+
+
+def _verify_in_one_pass(candidate: Candidate, writer: Writer, stamp: Stamp, options: LoadOptions) -> Outcome:
+    """Verify a new tiny-agent source here, its rows extracted from the verifier's own reading as each line
+    is checked and written in bounded batches (SinglePass); when that is not the verified history exactly,
+    the rows are discarded and the source is extracted in a second pass (`_stream`)."""
+    real_path = os.path.realpath(candidate.real_path)
+    source_id = source_id_of(real_path)
+    writer.start_source(source_id, replacing=False)
+    into = Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
+    tap = SinglePass(candidate.path, source_id, into)
+    source, findings, _ = verify_candidate(candidate, options.verify, tap)
+    outcome = Outcome(source, findings, real_path, candidate.named, LOADED)
+    if tap.complete(source, findings):
+        rest = source_batch(source, real_path, findings, into, stamp)
+        writer.end_source(source_id, rest, into.patches, replacing=False)
+    else:
+        writer.discard_source(source_id, replacing=False)
+        _stream(outcome, writer, stamp, options.verify.limits.max_line_bytes)
+    return outcome
 
 
 def _stream(outcome: Outcome, writer: Writer, stamp: Stamp, max_line_bytes: int) -> None:

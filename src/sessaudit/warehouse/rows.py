@@ -231,7 +231,7 @@ def raw_json(value: str) -> str:
 
 def raw_json_bytes(value: bytes) -> str | bytes:
     """`raw_json` of verified UTF-8 bytes, kept as bytes unless they escape a surrogate."""
-    if b"\\ud" not in value and b"\\uD" not in value:
+    if b"\\u" not in value or (b"\\ud" not in value and b"\\uD" not in value):  # most lines: one scan
         return value
     return raw_json(value.decode("utf-8"))
 

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from sessaudit.formats.interface import UNDECODED
 from sessaudit.framing import BYTE_ORDER_MARK, Line
 from sessaudit.warehouse.drafts import (
     FAILED,
@@ -65,18 +66,46 @@ def extract_v2(
     if opened is None:
         return
     header, raw, iterator = opened
-    provider = text(header.get("provider"))
-    into.sessions[session_id] = SessionDetails(
-        provider, text(header.get("model")), text(header.get("cwd")), raw_json(raw)
-    )
-    state = _Run()
+    extractor = V2Extractor(source_id, session_id, header, raw, into)
     for line in iterator:
-        number = line.number
-        if cut is not None and number >= cut:
+        if cut is not None and line.number >= cut:
             break
-        for fact, text_of_fact in _transaction(line.data):
-            _fact(fact, text_of_fact, number, line.offset, source_id, session_id, provider, state, into)
-    into.calls.extend(state.calls.values())
+        extractor.line(line)
+    extractor.finish()
+
+
+class V2Extractor:
+    """The rows of one v2 session, a verified line at a time: the header first (as an object and as its
+    text), then `line()` for each line after it in order, then `finish()`."""
+
+    __slots__ = ("into", "provider", "session_id", "source_id", "state")
+
+    def __init__(
+        self, source_id: str, session_id: str | None, header: dict[str, Any], raw: str, into: Extraction
+    ) -> None:
+        self.source_id, self.session_id, self.into = source_id, session_id, into
+        self.provider = text(header.get("provider"))
+        into.sessions[session_id] = SessionDetails(
+            self.provider, text(header.get("model")), text(header.get("cwd")), raw_json(raw)
+        )
+        self.state = _Run()
+
+    def line(self, line: Line, value: Any = UNDECODED) -> None:
+        """One line after the header; `value` is its JSON value when the caller has decoded it already."""
+        number, offset = line.number, line.offset
+        source_id, session_id, provider, state, into = (
+            self.source_id,
+            self.session_id,
+            self.provider,
+            self.state,
+            self.into,
+        )
+        for fact, text_of_fact in _transaction(line.data, value):
+            _fact(fact, text_of_fact, number, offset, source_id, session_id, provider, state, into)
+
+    def finish(self) -> None:
+        """Hand over the tool calls (their rows are made with the report's runs)."""
+        self.into.calls.extend(self.state.calls.values())
 
 
 _DECODER = json.JSONDecoder()
@@ -102,22 +131,28 @@ def _loads(data: bytes) -> Any:
     return json.loads(data.decode("utf-8"))
 
 
-def _transaction(data: bytes) -> list[tuple[Any, str | bytes]]:
+def _transaction(data: bytes, value: Any = UNDECODED) -> list[tuple[Any, str | bytes]]:
     """The facts of one line with the exact text of each: the line itself, or each element of an array
-    (each element's text is what the writer wrote)."""
-    if not data.lstrip(_BLANK_BYTES).startswith(b"["):
-        return [(_loads(data), data)]
-    if data.startswith(b"[") and not _long_number(data):
+    (each element's text is what the writer wrote). `value`, when given, is the line's JSON value."""
+    if value is UNDECODED:
+        if not data.lstrip(_BLANK_BYTES).startswith(b"["):
+            return [(_loads(data), data)]
+        if data.startswith(b"[") and not _long_number(data):
+            try:
+                value = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                value = None
+    elif type(value) is not list:
+        return [(value, data)]
+    if type(value) is list and data.startswith(b"["):
         # A compact array, as writers write one: when orjson writes each element back as exactly the
         # line's bytes, each element's text is its orjson text (so no second pass over the line).
         try:
-            values = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            values = None
-        if isinstance(values, list):
-            texts = [orjson.dumps(value) for value in values]
-            if b"[" + b",".join(texts) + b"]" == data:
-                return list(zip(values, texts, strict=True))
+            texts = [orjson.dumps(item) for item in value]
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits: the text below decides
+            texts = None
+        if texts is not None and b"[" + b",".join(texts) + b"]" == data:
+            return list(zip(value, texts, strict=True))
     line = data.decode("utf-8")
     start = len(line) - len(line.lstrip(_BLANK))
     facts: list[tuple[Any, str | bytes]] = []
@@ -136,6 +171,11 @@ def _transaction(data: bytes) -> list[tuple[Any, str | bytes]]:
             index += 1
 
 
+def header_text(data: bytes) -> str:
+    """A header line's text without a byte order mark."""
+    return (data[len(BYTE_ORDER_MARK) :] if data.startswith(BYTE_ORDER_MARK) else data).decode("utf-8")
+
+
 def verified_header(
     lines: Iterable[Line], cut: int | None
 ) -> tuple[dict[str, Any], str, Iterator[Line]] | None:
@@ -147,8 +187,7 @@ def verified_header(
     first = next(iterator, None)
     if first is None:
         return None
-    data = first.data
-    raw = (data[len(BYTE_ORDER_MARK) :] if data.startswith(BYTE_ORDER_MARK) else data).decode("utf-8")
+    raw = header_text(first.data)
     value = json.loads(raw)
     return (value if isinstance(value, dict) else {}), raw, iterator
 

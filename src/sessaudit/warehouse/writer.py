@@ -111,6 +111,8 @@ class Writer:
 
     def discard_source(self, source_id: str, *, replacing: bool) -> None:
         """The streamed source is not loaded: delete what was written of it (its old rows stay)."""
+        if not replacing and not any(self.streamed_rows.values()):
+            return  # nothing of it was handed over: nothing to delete, nothing set aside
         self.flush()
         for table in STREAMED_TABLES:
             self.counts[table] -= self.streamed_rows[table]

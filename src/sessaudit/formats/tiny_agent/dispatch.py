@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions
+from sessaudit.formats.interface import DEFAULT_OPTIONS, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.formats.tiny_agent.legacy_v1 import verify_tiny_agent_v1
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.strictjson import LineProblem, decode_line
@@ -33,9 +33,15 @@ def is_legacy_v1(stream: BinaryIO, size: int) -> bool:
 
 
 def verify_tiny_agent_file(
-    path: str, real_path: str, stream: BinaryIO, size: int, options: VerifyOptions = DEFAULT_OPTIONS
+    path: str,
+    real_path: str,
+    stream: BinaryIO,
+    size: int,
+    options: VerifyOptions = DEFAULT_OPTIONS,
+    tap: LineTap | None = None,
 ) -> SourceOutcome:
-    """The engine's entry point for every tiny-agent source (CONTRACT §1 version routing)."""
+    """The engine's entry point for every tiny-agent source (CONTRACT §1 version routing); a `tap` sees
+    the lines of a v2 session only (a v1 session never calls it)."""
     if is_legacy_v1(stream, size):
         return verify_tiny_agent_v1(path, real_path, stream, size, options.limits)
-    return verify_tiny_agent(path, real_path, stream, size, options)
+    return verify_tiny_agent(path, real_path, stream, size, options, tap)

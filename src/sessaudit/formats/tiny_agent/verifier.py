@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.interface import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions
+from sessaudit.formats.interface import (
+    DEFAULT_OPTIONS,
+    UNDECODED,
+    FileRead,
+    LineTap,
+    SourceOutcome,
+    VerifyOptions,
+)
 from sessaudit.formats.tiny_agent import header as headers
 from sessaudit.formats.tiny_agent.checks import Observations
 from sessaudit.formats.tiny_agent.compaction import Rereader
@@ -32,17 +39,31 @@ REDUCE, TRACK, ENCODING_ONLY = "reduce", "track", "encoding-only"
 
 
 def verify_tiny_agent(
-    path: str, real_path: str, stream: BinaryIO, size: int, options: VerifyOptions = DEFAULT_OPTIONS
+    path: str,
+    real_path: str,
+    stream: BinaryIO,
+    size: int,
+    options: VerifyOptions = DEFAULT_OPTIONS,
+    tap: LineTap | None = None,
 ) -> SourceOutcome:
-    """Verify the first `size` bytes of a tiny-agent session (v2; a v1 or newer header is unsupported)."""
-    return _Verification(path, real_path, stream, size, options).run()
+    """Verify the first `size` bytes of a tiny-agent session (v2; a v1 or newer header is unsupported).
+    A `tap` sees the header and every transaction line once it is checked (not the lines after an
+    unsupported header, a line over --max-line-bytes, or those after --max-findings)."""
+    return _Verification(path, real_path, stream, size, options, tap).run()
 
 
 class _Verification:
     def __init__(
-        self, path: str, real_path: str, stream: BinaryIO, size: int, options: VerifyOptions
+        self,
+        path: str,
+        real_path: str,
+        stream: BinaryIO,
+        size: int,
+        options: VerifyOptions,
+        tap: LineTap | None = None,
     ) -> None:
         self.path = path
+        self.tap = tap
         self.options = options
         self.real_path = real_path
         self.stream = stream
@@ -77,17 +98,20 @@ class _Verification:
                 self._over_limit(line)
                 continue
             if line.number == 1:
-                self._header(line)
-                continue
-            if self.mode == ENCODING_ONLY:
+                value = self._header(line)
+            elif self.mode == ENCODING_ONLY:
                 self.precedence.scan(line)
                 continue
-            if self.note_due:
-                self._note_stopped(line)
-            self._transaction(line)
+            else:
+                if self.note_due:
+                    self._note_stopped(line)
+                value = self._transaction(line)
+            if self.tap is not None:
+                self.tap(line, value, self.header.session_id, self.findings)
         return self._outcome()
 
-    def _header(self, line: Line) -> None:
+    def _header(self, line: Line) -> Any:
+        """Check line 1; its value (UNDECODED when it has none)."""
         self.rereader.body_offset = self.line_end
         data = line.data[3:] if line.data[:3] == b"\xef\xbb\xbf" else line.data
         if not data:
@@ -95,13 +119,13 @@ class _Verification:
                 "SA101", "MISSING_HEADER", "line 1 is empty: the file has no header", line, line.offset
             )
             self._stop(line)
-            return
+            return UNDECODED
         try:
             value = decode_line(line.data, strip_bom=True)
         except LineProblem as problem:
             self._line_problem(line, problem)
             self._stop(line)
-            return
+            return UNDECODED
         outcome = headers.read_header(value)
         self.header = outcome
         self.observations.session_id = outcome.session_id
@@ -118,7 +142,7 @@ class _Verification:
                     byte_offset=line.offset,
                 )
             )
-            return
+            return value
         if outcome.violation is not None:
             violation = outcome.violation
             self._error(
@@ -131,7 +155,7 @@ class _Verification:
                 evidence=violation.evidence,
             )
             self._stop(line)
-            return
+            return value
         self.mode = REDUCE
         self.reducing = True
         self.reducer.created_at = outcome.created_at
@@ -139,15 +163,17 @@ class _Verification:
         for item in headers.observations(outcome, value, line):
             self.observations.add_now(item)
         self.last_offset = line.offset
+        return value
 
-    def _transaction(self, line: Line) -> None:
+    def _transaction(self, line: Line) -> Any:
+        """Check one transaction line; its value (UNDECODED when it has none)."""
         try:
             value = decode_line(line.data)
         except LineProblem as problem:
             self._line_problem(line, problem)
             self.reducer.next_seq = None  # an unreadable line: the next seq is the new base
             self._stop(line)
-            return
+            return UNDECODED
         array = type(value) is list
         facts: list[Any] = value if array else [value]
         if not facts:
@@ -155,7 +181,7 @@ class _Verification:
                 "SA203", "EMPTY_TRANSACTION", "the line is an empty transaction []", line, line.offset
             )
             self._stop(line)
-            return
+            return value
         self.facts += len(facts)
         reducer = self.reducer
         start = 0
@@ -200,6 +226,7 @@ class _Verification:
                     native=False,
                 )
         self.last_seq = reducer.last_seen_seq
+        return value
 
     @staticmethod
     def _same(problem: Violation, failure: Failure) -> bool:

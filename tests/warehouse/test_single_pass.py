@@ -1,0 +1,138 @@
+"""The load's single pass (issue 8): a new tiny-agent v2 session is extracted from the verifier's own
+reading, and the warehouse is the two-pass load's, row for row, on every built session (legal, damaged,
+torn) and on seeded damage of legal ones; where the single pass cannot know the verified history (a v1
+session, --max-findings), it steps aside for the second read."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessaudit.limits import Limits
+from sessaudit.warehouse import extract, loader
+from sessaudit.warehouse.loader import LOADED, load_warehouse
+from tests.formats.tiny_agent.scenarios import LEGAL
+from tests.test_golden_reports import CASES
+from tests.warehouse.conftest import FIXED_CLOCK, inside, query
+from tests.warehouse.test_reload import dump
+
+TWO_PASS = replace(FIXED_CLOCK, single_pass=False)
+
+
+def passes(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Which sources the single pass loaded (`one`) and which it left to a second read (`two`)."""
+    seen: dict[str, list[str]] = {"one": [], "two": []}
+    complete = extract.SinglePass.complete
+
+    def recorded(self: extract.SinglePass, source: Any, findings: Any) -> bool:
+        answer = complete(self, source, findings)
+        seen["one" if answer else "two"].append(source.path)
+        return answer
+
+    monkeypatch.setattr(extract.SinglePass, "complete", recorded)
+    return seen
+
+
+def both_ways(folder: Path, name: str, data: bytes, options: loader.LoadOptions = FIXED_CLOCK) -> None:
+    """Load one session both ways: the reports, the row counts and every row must be equal."""
+    (folder / f"{name}.jsonl").write_bytes(data)
+    with inside(folder):
+        one = load_warehouse([f"{name}.jsonl"], Path(f"{name}.one.duckdb"), options)
+        two = load_warehouse(
+            [f"{name}.jsonl"], Path(f"{name}.two.duckdb"), replace(options, single_pass=False)
+        )
+    assert one.report == two.report
+    assert one.rows == two.rows
+    assert dump(folder / f"{name}.one.duckdb") == dump(folder / f"{name}.two.duckdb"), name
+
+
+def test_every_built_session_loads_alike_in_one_pass_and_in_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = passes(monkeypatch)
+    for name in sorted(CASES):
+        both_ways(tmp_path, name, CASES[name]())
+    assert len(seen["one"]) + len(seen["two"]) == len(CASES)
+    # the single pass is the rule (corrupt sessions included), the second read the exception
+    # v1 is verified by the v1 verifier (no tap); a file with no LF has no line to see
+    assert sorted(seen["two"]) == ["damaged-header-without-line-feed.jsonl", "damaged-legacy-v1.jsonl"]
+    corrupt = [path for path in seen["one"] if path.startswith("damaged-")]
+    assert len(corrupt) > 10  # cut at the first corrupting line, in the same pass
+
+
+def _damage(data: bytes, rng: random.Random) -> bytes:
+    """One seeded injury: a flipped byte, a cut, a line repeated, dropped or swapped, a CR before an LF."""
+    lines = data.split(b"\n")[:-1]
+    where = rng.randrange(1, len(lines))
+    kind = rng.choice(["flip", "cut", "repeat", "drop", "swap", "crlf"])
+    if kind == "flip":
+        position = rng.randrange(len(data))
+        return data[:position] + bytes([data[position] ^ (1 << rng.randrange(7))]) + data[position + 1 :]
+    if kind == "cut":
+        return data[: rng.randrange(len(data))]
+    if kind == "repeat":
+        lines.insert(where, lines[where])
+    elif kind == "drop":
+        del lines[where]
+    elif kind == "swap" and where + 1 < len(lines):
+        lines[where], lines[where + 1] = lines[where + 1], lines[where]
+    else:
+        lines[where] += b"\r"
+    return b"\n".join(lines) + b"\n"
+
+
+def test_seeded_damage_of_legal_sessions_loads_alike_in_one_pass_and_in_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = passes(monkeypatch)
+    rng = random.Random(8)
+    built = [data for data in (LEGAL[name]()[0] for name in sorted(LEGAL)) if data.count(b"\n") > 3]
+    for index in range(40):
+        both_ways(tmp_path, f"damaged-{index}", _damage(rng.choice(built), rng))
+    assert len(seen["one"]) >= 30, seen["two"]
+
+
+def test_max_findings_loads_alike_in_one_pass_and_in_two(tmp_path: Path) -> None:
+    """Past --max-findings the verifier stops checking (SA014 at the end): the cut is the same both ways."""
+    lines = max((LEGAL[name]()[0] for name in LEGAL), key=len).split(b"\n")[:-1]
+    lines[3] = lines[3][:-1]  # no longer JSON: reduction stops, tracking goes on
+    lines += lines[5:12]  # repeated seqs and ids: findings past the limit
+    capped = replace(FIXED_CLOCK, verify=replace(FIXED_CLOCK.verify, limits=Limits(max_findings=2)))
+    both_ways(tmp_path, "capped", b"\n".join(lines) + b"\n", capped)
+    with inside(tmp_path):
+        result = load_warehouse(["capped.jsonl"], Path("again.duckdb"), capped)
+    assert [item.rule for item in result.report.findings] == ["SA106", "SA215", "SA014"]
+
+
+def test_the_single_pass_reads_the_evidence_once_and_loads_the_bytes_it_verified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No second read: rewriting the file once it is verified changes nothing that is loaded (the rows are
+    those of the bytes the report describes), where the two-pass load refuses it (test_streaming)."""
+    data = CASES["legal-" + sorted(LEGAL)[0]]()
+    (tmp_path / "s.jsonl").write_bytes(data)
+    opened: list[str] = []
+    open_evidence = extract.open_evidence
+    monkeypatch.setattr(extract, "open_evidence", lambda path: opened.append(path) or open_evidence(path))
+    verify = loader.verify_candidate
+
+    def verify_then_rewrite(candidate: Any, options: Any, *tap: Any) -> Any:
+        answer = verify(candidate, options, *tap)
+        Path(candidate.real_path).write_bytes(data.replace(b'"kind"', b'"KIND"'))
+        return answer
+
+    monkeypatch.setattr(loader, "verify_candidate", verify_then_rewrite)
+    with inside(tmp_path):
+        result = load_warehouse(["s.jsonl"], Path("w.duckdb"), FIXED_CLOCK)
+    assert opened == []  # extraction never opened the file again
+    assert [item.status for item in result.outcomes] == [LOADED]
+    (source,) = result.report.sources
+    assert query(tmp_path / "w.duckdb", "SELECT sha256, facts_loaded FROM sources") == [
+        (source.sha256, source.sessions[0].facts)
+    ]
+    kinds = query(tmp_path / "w.duckdb", "SELECT DISTINCT kind FROM facts ORDER BY kind")
+    assert ("entry",) in kinds and ("KIND",) not in kinds

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from itertools import accumulate
+from typing import Any, Final, NamedTuple
 
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs ship with pyarrow
 
@@ -205,8 +207,30 @@ class Batch:
         if not rows:
             return schema.empty_table()
         columns = zip(*rows, strict=True)
-        arrays = [pa.array(column, type=item.type) for column, item in zip(columns, schema, strict=True)]
+        arrays = [
+            _text_array(column) if item.type == pa.string() else pa.array(column, type=item.type)
+            for column, item in zip(columns, schema, strict=True)
+        ]
         return pa.Table.from_arrays(arrays, schema=schema)
+
+
+_MAX_STRING_BYTES: Final = (1 << 31) - 1  # what the 32-bit offsets of an Arrow string array reach
+
+
+def _text_array(values: tuple[Any, ...]) -> pa.Array:
+    """A string column. When every value is bytes (a log's verified lines, kept as they were read), the
+    array is made from the values joined into one buffer and their offsets, its UTF-8 checked by Arrow
+    as a whole: about 4 times faster than pyarrow converting value by value (measured on the bench
+    session's facts), and it runs on the writer thread holding Python's lock."""
+    if not values or any(type(value) is not bytes for value in values):
+        return pa.array(values, type=pa.string())
+    data = b"".join(values)
+    if len(data) > _MAX_STRING_BYTES:
+        return pa.array(values, type=pa.string())
+    offsets = array("i", accumulate(map(len, values), initial=0))
+    built = pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    built.validate(full=True)  # UTF-8 and offsets, as pyarrow checks each value it converts
+    return built
 
 
 def clean(value: str) -> str:

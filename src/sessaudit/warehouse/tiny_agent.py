@@ -51,7 +51,6 @@ class _Run:
 
 
 class _UserFact(NamedTuple):
-    position: tuple[int, int]
     line: int
     seq: int | None
     timestamp: int | None
@@ -223,9 +222,7 @@ def _fact(
         run_id = text(entry.get("operationId")) or state.steps.get(str(entry.get("stepId")))
         _entry(entry, message, role, fact_id, seq, moment, run_id, session_id, state)
         if role == "user" and fact_id is not None:
-            state.entries[fact_id] = (
-                _UserFact(into.position(), number, seq, moment) if run_id is None else None
-            )
+            state.entries[fact_id] = _UserFact(number, seq, moment) if run_id is None else None
     elif kind == "record":
         record = fact.get("record")
         record = record if isinstance(record, dict) else {}
@@ -254,7 +251,8 @@ def _fact(
             fact_id,
             moment,
             payload,
-        )
+        ),
+        awaiting_run=role == "user" and run_id is None,  # a later runStarted may name it its input
     )
 
 
@@ -324,7 +322,7 @@ def _record(
         entry_id = str(record.get("inputEntryId"))
         user = state.entries.get(entry_id)
         if user is not None and run_id is not None:
-            into.assign_run(user.position, user.line, entry_id, run_id)
+            into.assign_run(user.line, entry_id, run_id)
             state.entries[entry_id] = None  # it has a run id now
             into.span(session_id, run_id).add(user.seq, user.timestamp)
     elif record_type == "toolStarted":

@@ -20,6 +20,7 @@ from sessaudit.warehouse.schema import arrow_schema
 # DuckDB's JSON type refuses lone surrogates, escaped or raw; Python's json module lets both through.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE_CHARACTER = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE_START = re.compile(rb"\\u[dD]")  # in bytes: where `raw_json` has anything to look at
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Half-Pi and tiny-agent instants beyond these bounds are not times a writer produced (and overflow Arrow).
 _MIN_MS, _MAX_MS = 0, 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
@@ -255,7 +256,7 @@ def raw_json(value: str) -> str:
 
 def raw_json_bytes(value: bytes) -> str | bytes:
     """`raw_json` of verified UTF-8 bytes, kept as bytes unless they escape a surrogate."""
-    if b"\\u" not in value or (b"\\ud" not in value and b"\\uD" not in value):  # most lines: one scan
+    if _SURROGATE_ESCAPE_START.search(value) is None:  # one scan (three `in` tests measured slower)
         return value
     return raw_json(value.decode("utf-8"))
 

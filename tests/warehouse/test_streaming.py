@@ -18,6 +18,7 @@ from sessaudit.parallel import ordered_map
 from sessaudit.warehouse import drafts, loader, writer
 from sessaudit.warehouse.assemble import source_id_of
 from sessaudit.warehouse.loader import NOT_LOADED, REPLACED, load_warehouse
+from sessaudit.warehouse.rows import FactRow
 from sessaudit.warehouse.schema import SOURCE_TABLES
 from tests.warehouse.conftest import FIXED_CLOCK, inside, query
 from tests.warehouse.corpus import build_examples
@@ -214,3 +215,45 @@ def test_a_line_larger_than_duckdbs_memory_limit_still_loads(
     assert result.incomplete == []
     (length,) = query(tmp_path / "w.duckdb", "SELECT max(length(payload::VARCHAR)) FROM facts")[0]
     assert length > 3 << 20
+
+
+def _fact_row(line: int, fact_id: str, run_id: str | None = None) -> Any:
+    return FactRow(
+        "s", "session", run_id, line, line, 0, None, "entry", "message", "user", fact_id, None, b"{}"
+    )
+
+
+def test_a_fact_awaiting_its_run_waits_for_the_next_batch_but_not_for_long() -> None:
+    spilled: list[list[Any]] = []
+    into = drafts.Extraction(spill=lambda facts, usage, size: spilled.append(facts), spill_rows=4)
+    into.add_fact(_fact_row(1, "old"), awaiting_run=True)
+    for line in range(2, 2 + drafts.HOLD_LINES):
+        into.add_fact(_fact_row(line, f"f{line}"))
+    into.add_fact(_fact_row(40, "new"), awaiting_run=True)  # spills: "new" is recent, "old" is not
+    into.add_fact(_fact_row(41, "other"))
+    into.assign_run(40, "new", "run-2")  # still held: set in place
+    into.assign_run(1, "old", "run-1")  # written already: a patch
+    into.flush()
+    written = [row for batch in spilled for row in batch]
+    assert sorted(row.line for row in written) == [1, *range(2, 2 + drafts.HOLD_LINES), 40, 41]
+    assert {row.id: row.run_id for row in written if row.id in ("old", "new")} == {
+        "old": None,
+        "new": "run-2",
+    }
+    assert into.patches == [(1, "old", "run-1")]
+    assert into.facts_loaded == len(written)
+
+
+def test_the_writer_shortens_the_switch_interval_only_while_it_is_open(tmp_path: Path) -> None:
+    before = sys.getswitchinterval()
+    connection = loader.open_database(tmp_path / "w.duckdb")
+    try:
+        with writer.Writer(connection) as open_writer:
+            assert sys.getswitchinterval() == pytest.approx(min(before, writer.SWITCH_INTERVAL))
+            open_writer.commit()
+        assert sys.getswitchinterval() == before
+        with pytest.raises(RuntimeError), writer.Writer(connection):
+            raise RuntimeError("an error while loading")
+        assert sys.getswitchinterval() == before
+    finally:
+        connection.close()

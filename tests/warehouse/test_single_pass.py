@@ -136,3 +136,29 @@ def test_the_single_pass_reads_the_evidence_once_and_loads_the_bytes_it_verified
     ]
     kinds = query(tmp_path / "w.duckdb", "SELECT DISTINCT kind FROM facts ORDER BY kind")
     assert ("entry",) in kinds and ("KIND",) not in kinds
+
+
+def test_a_large_session_extracted_beside_its_verification_loads_alike_in_one_pass_and_in_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two jobs, a new session of at least BESIDE_BYTES is verified in a worker while the loading
+    process extracts it whole; a cut, other bytes or a v1 header send it to the second read."""
+    monkeypatch.setattr(loader, "BESIDE_BYTES", 0)
+    used: list[bool] = []
+    matches = extract.WholeFile.matches
+
+    def recorded(self: extract.WholeFile, source: Any, findings: Any) -> bool:
+        used.append(matches(self, source, findings))
+        return used[-1]
+
+    monkeypatch.setattr(extract.WholeFile, "matches", recorded)
+    names = [
+        *(f"legal-{name}" for name in sorted(LEGAL)[:4]),
+        "damaged-duplicate-fact-id",  # cut: extracted again from the verified prefix
+        "damaged-legacy-v1",  # not v2: extracted again by the v1 extractor
+        "extra-torn-tail-open-tool",  # a torn tail is not history: no cut, same committed lines
+    ]
+    jobs = replace(FIXED_CLOCK, jobs=2)
+    for name in names:
+        both_ways(tmp_path, name, CASES[name](), jobs)
+    assert used == [True, True, True, True, False, False, True]

@@ -13,10 +13,12 @@ from typing import Any, Final
 from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
 from sessaudit.formats.interface import UNDECODED
+from sessaudit.formats.tiny_agent.header import read_header
 from sessaudit.framing import Line, LineReader
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
 from sessaudit.model import Finding, Source
 from sessaudit.rules import find_rule
+from sessaudit.strictjson import LineProblem, decode_line
 from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.half_pi import extract_store
@@ -46,6 +48,67 @@ def cut_line(findings: Iterable[Finding], path: str) -> int | None:
 
 # what a line that is not what the verifier checked may raise in an extractor (the hash decides)
 EXTRACTION_ERRORS: Final = (ValueError, LookupError, TypeError, AttributeError, RecursionError)
+
+
+class WholeFile:
+    """A tiny-agent v2 session extracted whole, every committed line, while another process verifies it
+    (`load` with more than one job): what was read, to be compared with what was verified. The rows are
+    the verified history's exactly when the verifier found nothing that cuts it and read the very same
+    bytes (length and sha256), and its session id is the one the rows were given (`matches`)."""
+
+    def __init__(self) -> None:
+        self.bytes_read = 0
+        self.sha256: str | None = None
+        self.session_id: str | None = None
+        self.failed = False  # not a v2 session, or a line the extractor could not read
+
+    def extract(self, real_path: str, source_id: str, into: Extraction, max_line_bytes: int) -> None:
+        try:
+            stream, size = open_evidence(real_path)
+        except OSError:
+            self.failed = True  # the second read after verification reports it
+            return
+        with stream:
+            reader = LineReader(stream, size, max_line_bytes=max_line_bytes, report_progress=False)
+            lines = iter(reader)
+            try:
+                first = next(lines, None)
+                header = decode_line(first.data, strip_bom=True) if first is not None else None
+                opened = read_header(header) if isinstance(header, dict) else None
+                if (
+                    first is None
+                    or not isinstance(header, dict)
+                    or opened is None
+                    or opened.unsupported
+                    or opened.violation is not None
+                ):
+                    self.failed = True
+                    return
+                self.session_id = opened.session_id
+                extractor = V2Extractor(source_id, self.session_id, header, header_text(first.data), into)
+                for line in lines:
+                    if line.over_limit:
+                        self.failed = True  # SA010: reduction stops there, so the verifier cuts too
+                        return
+                    extractor.line(line)
+                extractor.finish()
+            except (*EXTRACTION_ERRORS, LineProblem, OSError):
+                self.failed = True
+                return
+        self.bytes_read, self.sha256 = reader.bytes_read, reader.sha256
+
+    def matches(self, source: Source, findings: list[Finding]) -> bool:
+        if self.failed or source.format != "tiny-agent" or source.format_version != "2" or not source.files:
+            return False
+        evidence = source.files[0]
+        return (
+            bool(source.sessions)
+            and source.sessions[0].session_id == self.session_id
+            and evidence.bytes == self.bytes_read
+            and evidence.sha256 == self.sha256
+            and source.sha256 == self.sha256
+            and cut_line(findings, evidence.path) is None
+        )
 
 
 class SinglePass:

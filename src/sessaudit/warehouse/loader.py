@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
+from multiprocessing import get_context
 from pathlib import Path
 
 import duckdb
@@ -36,7 +38,7 @@ from sessaudit.progress import estimated_bytes
 from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
 from sessaudit.warehouse.drafts import Extraction
-from sessaudit.warehouse.extract import EvidenceChanged, SinglePass, extract
+from sessaudit.warehouse.extract import EvidenceChanged, SinglePass, WholeFile, extract
 from sessaudit.warehouse.parquet import check_directory, export_parquet
 from sessaudit.warehouse.rows import Batch
 from sessaudit.warehouse.schema import create_schema
@@ -45,6 +47,9 @@ from sessaudit.warehouse.writer import Writer
 LOADED, UNCHANGED, REPLACED, NOT_LOADED = "loaded", "unchanged", "replaced", "not-loaded"
 DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
 EXTRACT_IN_WORKER_BYTES = 4 << 20  # with --jobs, a worker extracts a source this small; others stream
+# with more than one job, a new tiny-agent source this big is verified by a worker process while this one
+# extracts it (WholeFile); a smaller one in one pass here (a spawned worker costs about a second)
+BESIDE_BYTES = 48 << 20
 SPILL_ROWS = 50_000  # a streamed source hands its facts and ledger rows to the writer in batches this big
 SPILL_BYTES = 2 << 20  # … or with this many payload characters
 ROW_GROUP_SIZE = 2048  # rows per DuckDB row group of the warehouse file (see open_database)
@@ -107,12 +112,16 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
         with Writer(connection, DUCKDB_MEMORY) as writer:
             outcomes = []
             candidates = _unique(discovery.candidates)
-            # in one process, a new tiny-agent source is verified here and extracted in the same pass
+            # in one process, a new tiny-agent source is verified here and extracted in the same pass, or
+            # (more than one job, a large source) verified by a worker while this process extracts it
             one_pass = options.single_pass and (options.jobs <= 1 or len(candidates) <= 1)
             for item in _verified(candidates, loaded, stamp, options, one_pass):
-                outcome = (
-                    _verify_in_one_pass(item, writer, stamp, options) if isinstance(item, Candidate) else item
-                )
+                if not isinstance(item, Candidate):
+                    outcome = item
+                elif options.jobs > 1 and estimated_bytes(item.real_path) >= BESIDE_BYTES:
+                    outcome = _verify_beside_extraction(item, writer, stamp, options)
+                else:
+                    outcome = _verify_in_one_pass(item, writer, stamp, options)
                 outcomes.append(outcome)
                 if outcome.streamed:
                     _stream(outcome, writer, stamp, options.verify.limits.max_line_bytes)
@@ -260,6 +269,33 @@ def _verify_in_one_pass(candidate: Candidate, writer: Writer, stamp: Stamp, opti
     else:
         writer.discard_source(source_id, replacing=False)
         _stream(outcome, writer, stamp, options.verify.limits.max_line_bytes)
+    return outcome
+
+
+def _verify_beside_extraction(
+    candidate: Candidate, writer: Writer, stamp: Stamp, options: LoadOptions
+) -> Outcome:
+    """Verify a new tiny-agent source in a worker process while this one extracts every line of it and
+    writes its rows (WholeFile): the two cores work at once, each reading the file. When the source turns
+    out to have a cut, other bytes, or no v2 header, the rows are discarded and it is extracted again
+    from the verified bytes (`_stream`)."""
+    real_path = os.path.realpath(candidate.real_path)
+    source_id = source_id_of(real_path)
+    max_line_bytes = options.verify.limits.max_line_bytes
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        verified = pool.submit(verify_candidate, candidate, options.verify)
+        writer.start_source(source_id, replacing=False)
+        into = Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
+        whole = WholeFile()
+        whole.extract(candidate.real_path, source_id, into, max_line_bytes)
+        source, findings, _ = verified.result()
+    outcome = Outcome(source, findings, real_path, candidate.named, LOADED)
+    if whole.matches(source, findings):
+        rest = source_batch(source, real_path, findings, into, stamp)
+        writer.end_source(source_id, rest, into.patches, replacing=False)
+    else:
+        writer.discard_source(source_id, replacing=False)
+        _stream(outcome, writer, stamp, max_line_bytes)
     return outcome
 
 

@@ -7,8 +7,8 @@ Corpora come from `bench/corpus.py` and are cached under `--corpus-dir` (reused 
 and seed were generated before by the same generator version). Each scenario's commands run in one
 interleaved loop, `--repeat` times, each in its own process; a command's time is its **best** wall-clock
 time (the least disturbed run on a shared machine; the median is shown too) and its peak RSS the highest
-`ru_maxrss` of its process (`os.wait4`). MB/s is the corpus' bytes (10^6) over that time; every command
-pays its own start-up, as a user's would.
+of `ru_maxrss` (`os.wait4`) and the summed VmRSS of its process tree, sampled every 20 ms. MB/s is the
+corpus' bytes (10^6) over that time; every command pays its own start-up, as a user's would.
 
 Commands: `sessaudit verify PATH --format json --jobs 1` (report to /dev/null), `sessaudit verify --jobs 2`
 on multi-source corpora (both when the installed sessaudit has `--jobs`), `sessaudit load PATH --db NEW`;
@@ -122,15 +122,52 @@ class Scenario:
         return mine / theirs if mine is not None and theirs else None
 
 
+TREE_SAMPLE_SECONDS: Final = 0.02
+
+
 def run_timed(argv: Sequence[str], *, cwd: Path | None = None) -> tuple[float, float, int, int]:
     """Run `argv` with stdout and stderr to /dev/null: (wall seconds, CPU seconds, peak RSS in bytes, exit
-    code). `os.wait4` gives this one process' rusage (children it waited for are included by the kernel)."""
+    code). CPU is `os.wait4`'s rusage (children it waited for are included by the kernel). Peak RSS is
+    the larger of `ru_maxrss` (the largest single process of the tree) and the highest sum of VmRSS over
+    the process and all its descendants, sampled every 20 ms while it runs: a command that works in
+    several processes (`--jobs`, `load`'s verifying worker) is charged for all of them (shared pages
+    count once per process, so the sum is an upper bound)."""
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
-    _, status, usage = os.wait4(process.pid, 0)
+    tree_peak = 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        tree_peak = max(tree_peak, tree_rss(process.pid))
+        time.sleep(TREE_SAMPLE_SECONDS)
     elapsed = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting again
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, process.returncode
+    return (
+        elapsed,
+        usage.ru_utime + usage.ru_stime,
+        max(usage.ru_maxrss * 1024, tree_peak),
+        process.returncode,
+    )
+
+
+def tree_rss(root: int) -> int:
+    """The summed VmRSS (bytes) of a process and its descendants now (0 where /proc cannot tell)."""
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as children:
+                    pending.extend(int(child) for child in children.read().split())
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or no /proc
+    return total
 
 
 def has_verify_jobs() -> bool:
@@ -427,7 +464,9 @@ def render(scenarios: list[Scenario], repeat: int, quick: bool, argv: Sequence[s
         "times are the **best** wall-clock time (median beside it), MB/s = corpus bytes / 10^6 / best time, "
         "CPU s = the least user + system time of the command's process (steadier than wall time on a busy "
         "machine; DuckDB's exceeds its wall time when it uses several cores), "
-        "peak RSS = the highest `ru_maxrss` of the command's process (`os.wait4`). Every command pays its "
+        "peak RSS = the highest of `ru_maxrss` (`os.wait4`) and the summed VmRSS of the command's process "
+        "and all its descendants, sampled every 20 ms (a command working in several processes is charged "
+        "for all of them; shared pages count once per process). Every command pays its "
         "own start-up (Python + imports for sessaudit and the DuckDB reference; the `start-up:` rows of the "
         "single-session tables show it), as a user's would. DuckDB uses all cores; `sessaudit verify` runs "
         "with `--jobs 1` (one process), the `--jobs 2` row with two; `load` with its default `--jobs`.",

@@ -258,18 +258,12 @@ def _verify_in_one_pass(candidate: Candidate, writer: Writer, stamp: Stamp, opti
     the rows are discarded and the source is extracted in a second pass (`_stream`)."""
     real_path = os.path.realpath(candidate.real_path)
     source_id = source_id_of(real_path)
-    writer.start_source(source_id, replacing=False)
-    into = Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
+    into = _early_extraction(writer, source_id)
     tap = SinglePass(candidate.path, source_id, into)
     source, findings, _ = verify_candidate(candidate, options.verify, tap)
     outcome = Outcome(source, findings, real_path, candidate.named, LOADED)
-    if tap.complete(source, findings):
-        rest = source_batch(source, real_path, findings, into, stamp)
-        writer.end_source(source_id, rest, into.patches, replacing=False)
-    else:
-        writer.discard_source(source_id, replacing=False)
-        _stream(outcome, writer, stamp, options.verify.limits.max_line_bytes)
-    return outcome
+    kept = tap.complete(source, findings)
+    return _settle(outcome, into, kept, writer, stamp, options.verify.limits.max_line_bytes)
 
 
 def _verify_beside_extraction(
@@ -284,14 +278,29 @@ def _verify_beside_extraction(
     max_line_bytes = options.verify.limits.max_line_bytes
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
         verified = pool.submit(verify_candidate, candidate, options.verify)
-        writer.start_source(source_id, replacing=False)
-        into = Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
+        into = _early_extraction(writer, source_id)
         whole = WholeFile()
         whole.extract(candidate.real_path, source_id, into, max_line_bytes)
         source, findings, _ = verified.result()
     outcome = Outcome(source, findings, real_path, candidate.named, LOADED)
-    if whole.matches(source, findings):
-        rest = source_batch(source, real_path, findings, into, stamp)
+    return _settle(outcome, into, whole.matches(source, findings), writer, stamp, max_line_bytes)
+
+
+def _early_extraction(writer: Writer, source_id: str) -> Extraction:
+    """Where a new source's rows go when they are extracted before its verification is known: streamed
+    to the writer in bounded batches, to be kept or discarded by `_settle`."""
+    writer.start_source(source_id, replacing=False)
+    return Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
+
+
+def _settle(
+    outcome: Outcome, into: Extraction, kept: bool, writer: Writer, stamp: Stamp, max_line_bytes: int
+) -> Outcome:
+    """An early extraction's end: its rows stay, with the source's other rows, when `kept` (they are the
+    verified history's); else they are discarded and the source is extracted from its verified bytes."""
+    source_id = source_id_of(outcome.real_path)
+    if kept:
+        rest = source_batch(outcome.source, outcome.real_path, outcome.findings, into, stamp)
         writer.end_source(source_id, rest, into.patches, replacing=False)
     else:
         writer.discard_source(source_id, replacing=False)

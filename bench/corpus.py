@@ -48,9 +48,11 @@ from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiCall
 from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.builder_core import session_file_name
 
-FORMATS: Final = ("tiny-agent", "rivumi", "half-pi")
+# "tiny-agent-dense": tiny-agent sessions with short contents (the most state per byte)
+FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi")
 ENDINGS: Final = {
     "tiny-agent": ("torn-tail", "open-tool", "open-model"),
+    "tiny-agent-dense": ("torn-tail", "open-tool", "open-model"),
     "rivumi": ("tool-started", "manifest-ahead", "model-requested"),
     "half-pi": ("unanswered-request",),
 }
@@ -148,6 +150,14 @@ class TextPool:
         return self.text[start : start + length]
 
 
+class ShortTextPool(TextPool):
+    """The same text in slices of at most 60 characters: with short messages and tool results, a session
+    holds the most ids and entries per byte (≈ 2.2 ids per KB), the worst case for state per MB."""
+
+    def take(self, generator: random.Random, length: int) -> str:
+        return super().take(generator, min(length, 60))
+
+
 @dataclass
 class Source:
     path: str  # relative to the corpus folder
@@ -181,6 +191,11 @@ class Corpus:
 
 
 # --- tiny-agent -------------------------------------------------------------------------------------------
+def _short_result_length(generator: random.Random, cap: int) -> int:
+    """A dense session's tool result: 20 to 120 characters."""
+    return generator.randrange(20, 120)
+
+
 def _result_length(generator: random.Random, cap: int) -> int:
     """A tool result's size: mostly short or a few KB, some tens of KB, a few 100 KB+."""
     roll = generator.random()
@@ -214,9 +229,15 @@ class TinyAgentWriter:
     """Drives a streaming `SessionBuilder` until its file holds about `target` bytes, then the ending."""
 
     def __init__(
-        self, builder: SessionBuilder, generator: random.Random, pool: TextPool, target: int
+        self,
+        builder: SessionBuilder,
+        generator: random.Random,
+        pool: TextPool,
+        target: int,
+        result_length: Callable[[random.Random, int], int] = _result_length,
     ) -> None:
         self.builder, self.random, self.pool, self.target = builder, generator, pool, target
+        self.result_length = result_length
         self.cap = max(256, target // 8)  # a small session is not one giant tool result
         self.next_compaction = FIRST_COMPACTION
 
@@ -247,7 +268,7 @@ class TinyAgentWriter:
                     builder.pre_execution(answer, 0, "invalidArguments")
                     continue
                 intent = builder.start_tool(answer, index)
-                content = pool.take(generator, _result_length(generator, self.cap))
+                content = pool.take(generator, self.result_length(generator, self.cap))
                 usage = TokenUsage(input=generator.randrange(100, 4000), output=generator.randrange(10, 500))
                 builder.tool_result(
                     intent,
@@ -289,12 +310,36 @@ class TinyAgentWriter:
 def tiny_agent_source(folder: Path, seed: int, index: int, target: int, pool: TextPool, ending: str) -> Path:
     created_at = DEFAULT_CREATED_AT + index * 3_600_000
     session_seed = seed * 1_000_003 + index
+    return write_tiny_agent(folder, session_seed, created_at, target, pool, ending)
+
+
+def dense_tiny_agent_source(
+    folder: Path, seed: int, index: int, target: int, pool: TextPool, ending: str
+) -> Path:
+    """A tiny-agent session with short contents throughout (ShortTextPool, 20-120 character results)."""
+    created_at = DEFAULT_CREATED_AT + index * 3_600_000
+    session_seed = seed * 1_000_003 + index
+    dense = ShortTextPool(seed) if type(pool) is TextPool else pool
+    return write_tiny_agent(folder, session_seed, created_at, target, dense, ending, _short_result_length)
+
+
+def write_tiny_agent(
+    folder: Path,
+    session_seed: int,
+    created_at: int,
+    target: int,
+    pool: TextPool,
+    ending: str,
+    result_length: Callable[[random.Random, int], int] = _result_length,
+) -> Path:
+    """One session of about `target` bytes, its name tiny-agent's own, its content from (seed, pool)."""
     path = folder / session_file_name(created_at, SessionBuilder.session_id_for(session_seed, created_at))
     with path.open("xb", buffering=1 << 20) as stream:
         builder = SessionBuilder(
             seed=session_seed, created_at=created_at, cwd="/home/dev/shop", sink=stream, message_memory=16
         )
-        TinyAgentWriter(builder, random.Random(session_seed ^ 0x5EED), pool, target).write(ending)
+        writer = TinyAgentWriter(builder, random.Random(session_seed ^ 0x5EED), pool, target, result_length)
+        writer.write(ending)
     return path
 
 
@@ -419,13 +464,15 @@ def half_pi_source(folder: Path, seed: int, index: int, target: int, pool: TextP
 
 WRITERS: Final[dict[str, Callable[[Path, int, int, int, TextPool, str], Path]]] = {
     "tiny-agent": tiny_agent_source,
+    "tiny-agent-dense": dense_tiny_agent_source,
     "rivumi": rivumi_source,
     "half-pi": half_pi_source,
 }
 
 
 def source_folder(out: Path, format_name: str) -> Path:
-    return out / {"tiny-agent": ".tiny-agent/sessions", "rivumi": "runs", "half-pi": "."}[format_name]
+    folders = {"tiny-agent": ".tiny-agent/sessions", "rivumi": "runs", "half-pi": "."}
+    return out / folders[format_name.removesuffix("-dense")]
 
 
 def _bytes(path: Path) -> int:

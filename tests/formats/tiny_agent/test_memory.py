@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +15,7 @@ from types import ModuleType
 
 import pytest
 
-from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, SessionBuilder
-from sessaudit.formats.tiny_agent.builder_core import session_file_name
+from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT
 
 BENCH = Path(__file__).resolve().parents[3] / "bench"
 MB = 1_000_000
@@ -39,24 +37,19 @@ def _corpus() -> ModuleType:
     return module
 
 
-def dense_session(folder: Path, size: int, monkeypatch: pytest.MonkeyPatch, seed: int = 1) -> Path:
-    """A valid session of about `size` bytes from bench/corpus.py's writer with short contents."""
+def dense_session(folder: Path, size: int, seed: int = 1) -> Path:
+    """A valid session of about `size` bytes from bench/corpus.py's dense writer (short contents)."""
     corpus = _corpus()
-
-    class ShortPool(corpus.TextPool):  # type: ignore[name-defined,misc]
-        def take(self, generator: random.Random, length: int) -> str:
-            return str(super().take(generator, min(length, 60)))
-
-    monkeypatch.setattr(corpus, "_result_length", lambda generator, cap: generator.randrange(20, 120))
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / session_file_name(
-        DEFAULT_CREATED_AT, SessionBuilder.session_id_for(seed, DEFAULT_CREATED_AT)
+    path: Path = corpus.write_tiny_agent(
+        folder,
+        seed,
+        DEFAULT_CREATED_AT,
+        size,
+        corpus.ShortTextPool(seed),
+        "clean",
+        corpus._short_result_length,
     )
-    with path.open("xb", buffering=1 << 20) as stream:
-        builder = SessionBuilder(
-            seed=seed, created_at=DEFAULT_CREATED_AT, cwd="/home/dev/shop", sink=stream, message_memory=16
-        )
-        corpus.TinyAgentWriter(builder, random.Random(seed ^ 0x5EED), ShortPool(seed), size).write("clean")
     return path
 
 
@@ -73,9 +66,9 @@ def peak_rss_mib(path: Path) -> float:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss is in KiB on Linux")
-def test_peak_memory_grows_at_most_the_pinned_rate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    small = dense_session(tmp_path / "small", SMALL, monkeypatch)
-    large = dense_session(tmp_path / "large", LARGE, monkeypatch)
+def test_peak_memory_grows_at_most_the_pinned_rate(tmp_path: Path) -> None:
+    small = dense_session(tmp_path / "small", SMALL)
+    large = dense_session(tmp_path / "large", LARGE)
     growth = peak_rss_mib(large) - peak_rss_mib(small)
     megabytes = (large.stat().st_size - small.stat().st_size) / MB
     assert growth <= GROWTH_MIB_PER_MB * megabytes, (

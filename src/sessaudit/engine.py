@@ -29,7 +29,8 @@ from sessaudit.progress import Tracker, estimated_bytes
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 
-FileVerifier = Callable[[str, str, BinaryIO, int, VerifyOptions], SourceOutcome]
+# (path, real path, stream, size, options, tap): a tap sees each checked line (formats.interface.LineTap)
+FileVerifier = Callable[[str, str, BinaryIO, int, VerifyOptions, LineTap | None], SourceOutcome]
 PathVerifier = Callable[[str, str, VerifyOptions], SourceOutcome]
 
 # Formats verified from one regular file; the explicit registry of CONTRACT §1's formats.
@@ -117,7 +118,8 @@ def verify_candidate(
     candidate: Candidate, options: VerifyOptions = DEFAULT_OPTIONS, tap: LineTap | None = None
 ) -> tuple[Source, list[Finding], list[int]]:
     """One source: its model entry, its findings, and the `--claims` indices it answered. A `tap` sees
-    the checked lines of a tiny-agent v2 session as they are read (sessaudit.formats.interface.LineTap)."""
+    the checked lines of a file verifier's source as they are read (sessaudit.formats.interface.LineTap):
+    today a tiny-agent v2 session's; the verifiers that read a directory have no lines to show."""
     if candidate.problem is not None:
         return (*_unverifiable(candidate), [])
     path_verifier = PATH_VERIFIERS.get(candidate.format) if candidate.format else None
@@ -136,10 +138,7 @@ def verify_candidate(
         )
         return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], []
     with stream:
-        if tap is not None and verifier is verify_tiny_agent_file:
-            outcome = verify_tiny_agent_file(candidate.path, candidate.real_path, stream, size, options, tap)
-        else:
-            outcome = verifier(candidate.path, candidate.real_path, stream, size, options)
+        outcome = verifier(candidate.path, candidate.real_path, stream, size, options, tap)
     return _checked(candidate, outcome)
 
 

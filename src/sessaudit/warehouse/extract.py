@@ -8,6 +8,7 @@ import json
 import os
 from collections import deque
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any, Final
 
 from sessaudit.evidence import open_evidence, read_chunks
@@ -73,25 +74,18 @@ class WholeFile:
             lines = iter(reader)
             try:
                 first = next(lines, None)
-                header = decode_line(first.data, strip_bom=True) if first is not None else None
-                opened = read_header(header) if isinstance(header, dict) else None
-                if (
-                    first is None
-                    or not isinstance(header, dict)
-                    or opened is None
-                    or opened.unsupported
-                    or opened.violation is not None
-                ):
+                if first is None:
+                    self.failed = True
+                    return
+                header = decode_line(first.data, strip_bom=True)
+                opened = read_header(header)
+                if not isinstance(header, dict) or opened.unsupported or opened.violation is not None:
                     self.failed = True
                     return
                 self.session_id = opened.session_id
-                extractor = V2Extractor(source_id, self.session_id, header, header_text(first.data), into)
-                for line in lines:
-                    if line.over_limit:
-                        self.failed = True  # SA010: reduction stops there, so the verifier cuts too
-                        return
-                    extractor.line(line)
-                extractor.finish()
+                # every line, no cut: a line over --max-line-bytes (no data) fails to decode, and SA010
+                # cuts the verified history there too
+                extract_v2(chain([first], lines), None, source_id, self.session_id, into)
             except (*EXTRACTION_ERRORS, LineProblem, OSError):
                 self.failed = True
                 return

@@ -227,15 +227,15 @@ def verify_and_extract(
     its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`).
     With `one_pass`, a tiny-agent source not loaded before comes back as it is, to be verified and
     extracted in one pass (`_verify_in_one_pass`) by the process that writes."""
+    real_path = os.path.realpath(candidate.real_path)
     if (
         one_pass
         and candidate.format is Format.TINY_AGENT
         and candidate.problem is None
-        and os.path.realpath(candidate.real_path) not in loaded
+        and real_path not in loaded
     ):
         return candidate
     source, findings, _ = verify_candidate(candidate, options)
-    real_path = os.path.realpath(candidate.real_path)
     if real_path in loaded and loaded[real_path] == source.sha256:
         return Outcome(source, findings, real_path, candidate.named, UNCHANGED)
     status = REPLACED if real_path in loaded else LOADED

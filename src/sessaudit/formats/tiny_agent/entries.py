@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from sessaudit.formats.tiny_agent import checks
@@ -75,7 +76,8 @@ def apply_entry(r: Reducer, fact: dict[str, Any], fact_id: str, place: Place) ->
             answer = _apply_assistant(r, fact, entry, message, fact_id, place)
         else:
             kind_code = TOOL
-            _apply_tool_result(r, fact, entry, message, fact_id, place)
+            # the reserved id's own string: the state keeps one copy of each id
+            fact_id = _apply_tool_result(r, fact, entry, message, fact_id, place) or fact_id
         r.transcript_message(message, place, "/entry/message")
         ordinal = r.add_entry(fact_id, kind_code, place)
         r.hash_message(fact_id, canonical_message(message))
@@ -123,6 +125,7 @@ def _apply_assistant(
             "/entry/stopReason",
             f"stopReason: expected stop, toolUse or length, found {show(stop_reason)}",
         )
+    stop_reason = sys.intern(stop_reason)  # one string, not one per attempt kept
     attempt = r.attempts.get(attempt_id)
     if attempt is None or attempt.step != step_id or attempt.closed or attempt.kind != "assistant":
         if attempt is None:
@@ -167,8 +170,9 @@ def _apply_assistant(
 
 def _apply_tool_result(
     r: Reducer, fact: dict[str, Any], entry: dict[str, Any], message: Message, fact_id: str, place: Place
-) -> None:
-    """§8.3 (a started result at its provisioned id) and §8.4 (a pre-execution synthetic)."""
+) -> str | None:
+    """§8.3 (a started result at its provisioned id) and §8.4 (a pre-execution synthetic). A started
+    result answers the provisioned id as its tool intent holds it (equal to `fact_id`)."""
     pre_execution = "assistantEntryId" in entry or "toolIndex" in entry
     require_exact(
         entry,
@@ -184,7 +188,7 @@ def _apply_tool_result(
     tool_name = require_string(entry.get("toolName", MISSING), INVALID_FACT, "/entry/toolName", "toolName")
     if pre_execution:
         _apply_pre_execution(r, entry, result, message, step_id, tool_name, place)
-        return
+        return None
     if r.namespace.get(fact_id, 0) != RESERVED_TOOL_RESULT:
         raise Violation(
             INVALID_REFERENCE,
@@ -233,6 +237,7 @@ def _apply_tool_result(
     r.namespace[fact_id] = FACT  # the reservation is consumed
     checks.coerced(r, place, "/entry/result/type", result_type)
     checks.result_after_finish(r, operation, intent, place)
+    return intent.result_slot
 
 
 def _started_mismatch(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from sessaudit.formats.tiny_agent import checks, steps
@@ -118,6 +119,7 @@ def _run_started(r: Reducer, record: dict[str, Any], place: Place) -> None:
             "found " + ("no entry" if ordinal < 0 else "another kind of entry"),
             evidence={"inputEntryId": record["inputEntryId"]},
         )
+    input_id = r.entry_ids[ordinal]  # the state's own copy of the id (equal), kept by what follows
     checks.input_entry(r, input_id, place)
     _open_operation(r, Operation(operation_id, "run", input_id, None, place))
 
@@ -290,6 +292,7 @@ def _operation_finished(r: Reducer, record: dict[str, Any], place: Place) -> Non
         )
     if r.current is not operation:
         raise Violation(INVALID_TRANSITION, "/record/operationId", "the operation is not the current one")
+    outcome = sys.intern(outcome)  # one string, not one per operation kept
     if outcome == "completed":
         _completed(r, operation, record)
     elif outcome == "aborted":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from sessaudit.formats.tiny_agent import checks
@@ -128,6 +129,7 @@ def step_attempt(r: Reducer, record: dict[str, Any], place: Place) -> None:
             "/record/stepKind",
             f"stepKind: expected assistant or compaction, found {show(kind)}",
         )
+    kind = sys.intern(kind)  # one string, not one per attempt kept
     wanted = "assistant" if operation.kind == "run" else "compaction"
     if kind != wanted:
         raise Violation(

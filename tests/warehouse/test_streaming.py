@@ -225,7 +225,7 @@ def _fact_row(line: int, fact_id: str, run_id: str | None = None) -> Any:
 
 def test_a_fact_awaiting_its_run_waits_for_the_next_batch_but_not_for_long() -> None:
     spilled: list[list[Any]] = []
-    into = drafts.Extraction(spill=lambda facts, usage, size: spilled.append(facts), spill_rows=4)
+    into = drafts.Extraction(spill=lambda facts, usage, calls, size: spilled.append(facts), spill_rows=4)
     into.add_fact(_fact_row(1, "old"), awaiting_run=True)
     for line in range(2, 2 + drafts.HOLD_LINES):
         into.add_fact(_fact_row(line, f"f{line}"))

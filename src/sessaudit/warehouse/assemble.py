@@ -10,14 +10,21 @@ from dataclasses import dataclass
 
 from sessaudit.model import Finding, PendingEffect, Run, Session, Source
 from sessaudit.rules import find_rule
-from sessaudit.warehouse.drafts import NOT_STARTED, UNKNOWN, CallDraft, Extraction, SessionDetails, Span
+from sessaudit.warehouse.drafts import (
+    NOT_STARTED,
+    UNKNOWN,
+    CallDraft,
+    Extraction,
+    SessionDetails,
+    Span,
+    call_row,
+)
 from sessaudit.warehouse.rows import (
     Batch,
     FindingRow,
     RunRow,
     SessionRow,
     SourceRow,
-    ToolCallRow,
     to_json,
 )
 
@@ -41,7 +48,8 @@ def source_batch(
     source_id = source_id_of(real_path)
     _merge_pending_effects(source, extraction)
     bounds = extraction.bounds
-    batch = Batch(facts=extraction.facts, usage=extraction.usage)  # those not spilled already
+    # those not spilled already
+    batch = Batch(facts=extraction.facts, usage=extraction.usage, tool_calls=extraction.tool_calls)
     batch.sources.append(
         SourceRow(
             source_id,
@@ -72,7 +80,7 @@ def source_batch(
         for run in session.runs:
             span = extraction.spans.get((session.session_id, run.run_id), Span())
             batch.runs.append(_run_row(source_id, session.session_id, run, span))
-    batch.tool_calls.extend(_call_row(source_id, draft) for draft in extraction.calls)
+    batch.tool_calls.extend(call_row(source_id, draft) for draft in extraction.calls)
     batch.findings.extend(_finding_row(source_id, item) for item in findings)
     return batch
 
@@ -175,30 +183,6 @@ def _call_for(
     same_run = [draft for draft in matches if draft.run_id == run_id]
     chosen = same_run or matches
     return chosen[-1] if chosen else None
-
-
-def _call_row(source_id: str, draft: CallDraft) -> ToolCallRow:
-    return ToolCallRow(
-        source_id,
-        draft.session_id,
-        draft.run_id,
-        draft.tool_call_id,
-        draft.tool_name,
-        draft.call_seq,
-        draft.intent_seq,
-        draft.result_seq,
-        draft.intent_id,
-        draft.status,
-        draft.result_type,
-        draft.replay_policy,
-        draft.replay_key,
-        draft.effect,
-        draft.target,
-        draft.recovery_condition,
-        draft.requested_at,
-        draft.finished_at,
-        draft.arguments,
-    )
 
 
 def _finding_row(source_id: str, item: Finding) -> FindingRow:

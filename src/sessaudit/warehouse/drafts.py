@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sessaudit.warehouse.rows import FactRow, LedgerRow, clean, raw_json, to_json
+from sessaudit.warehouse.rows import FactRow, LedgerRow, ToolCallRow, clean, raw_json, to_json
 
 # tool_calls.status: what the log says about one call (docs/warehouse.md)
 SUCCEEDED: Final = "succeeded"
@@ -71,7 +71,8 @@ class SessionDetails:
     header: str | None = None  # a tiny-agent header line, as JSON text
 
 
-Spill = Callable[[list[FactRow], list[LedgerRow], int], None]
+# a spill gets the facts, ledger rows and finished tool calls made since the last one, and their payload size
+Spill = Callable[[list[FactRow], list[LedgerRow], list[ToolCallRow], int], None]
 HOLD_LINES: Final = 16  # a fact awaiting its run id is held back from a spill this many lines at most
 
 
@@ -79,13 +80,16 @@ HOLD_LINES: Final = 16  # a fact awaiting its run id is held back from a spill t
 class Extraction:
     """Everything loaded from one source's records (its verified prefix when it is corrupt).
 
-    Facts and ledger rows go through `add_fact`/`add_usage`. With a `spill` they leave in bounded batches
+    Facts and ledger rows go through `add_fact`/`add_usage`, and tool calls that nothing later can change
+    through `add_call` (tiny-agent: those of a finished run). With a `spill` they leave in bounded batches
     (`spill_rows` rows or `spill_bytes` of payload, whichever comes first) as they are made, and only what a
     source's summary rows need stays: counts and time bounds per session (state, not bytes). Without one
-    they all stay in `facts` and `usage`."""
+    they all stay in `facts`, `usage` and `tool_calls`. `calls` are the drafts still to be joined with the
+    report's runs (pending effects), made rows at the end."""
 
     facts: list[FactRow] = field(default_factory=list)  # not spilled yet
     usage: list[LedgerRow] = field(default_factory=list)  # not spilled yet
+    tool_calls: list[ToolCallRow] = field(default_factory=list)  # finished ones, not spilled yet
     calls: list[CallDraft] = field(default_factory=list)
     spans: dict[tuple[str | None, str], Span] = field(default_factory=dict)  # (session, run) → span
     sessions: dict[str | None, SessionDetails] = field(default_factory=dict)
@@ -130,13 +134,22 @@ class Extraction:
                 self.bounds[session_id] = (min(found[0], moment), max(found[1], moment))
         if self.spill is not None:
             self.pending_bytes += len(row.payload) if row.payload is not None else 0
-            if self.pending_bytes >= self.spill_bytes or len(self.facts) + len(self.usage) >= self.spill_rows:
+            if self.pending_bytes >= self.spill_bytes or self._rows() >= self.spill_rows:
                 self.flush()
 
     def add_usage(self, row: LedgerRow) -> None:
         self.usage.append(row)
-        if self.spill is not None and len(self.facts) + len(self.usage) >= self.spill_rows:
+        if self.spill is not None and self._rows() >= self.spill_rows:
             self.flush()
+
+    def add_call(self, row: ToolCallRow) -> None:
+        """A tool call's final row (no pending effect can name it any more)."""
+        self.tool_calls.append(row)
+        if self.spill is not None and self._rows() >= self.spill_rows:
+            self.flush()
+
+    def _rows(self) -> int:
+        return len(self.facts) + len(self.usage) + len(self.tool_calls)
 
     def assign_run(self, line: int, fact_id: str, run_id: str) -> None:
         """Give the fact of line `line` with id `fact_id`, added awaiting a run, the run `run_id`: in place
@@ -152,10 +165,10 @@ class Extraction:
         awaits its run id waits for the next batch: its run is usually named a line or two later, and a
         patch is an UPDATE of rows already written, which costs DuckDB's commit a rewrite (measured on
         the 1 GB bench session: 4.5 s instead of 0.7 s)."""
-        if self.spill is None or not (self.facts or self.usage):
+        if self.spill is None or not (self.facts or self.usage or self.tool_calls):
             return
-        facts, usage, size = self.facts, self.usage, self.pending_bytes
-        self.facts, self.usage, self.pending_bytes = [], [], 0
+        facts, usage, calls, size = self.facts, self.usage, self.tool_calls, self.pending_bytes
+        self.facts, self.usage, self.tool_calls, self.pending_bytes = [], [], [], 0
         if self.awaiting:
             newest = (facts[-1].line or 0) if facts else 0
             held = sorted(
@@ -172,7 +185,7 @@ class Extraction:
                 facts = [row for index, row in enumerate(facts) if index not in kept]
                 size -= self.pending_bytes
         self.spills += 1
-        self.spill(facts, usage, size)
+        self.spill(facts, usage, calls, size)
 
 
 def _not_json(name: str) -> Any:
@@ -191,3 +204,27 @@ def arguments_json(value: Any) -> str | None:
             return to_json(value)
         return raw_json(clean(value))
     return to_json(value, sort_keys=False)
+
+
+def call_row(source_id: str, draft: CallDraft) -> ToolCallRow:
+    return ToolCallRow(
+        source_id,
+        draft.session_id,
+        draft.run_id,
+        draft.tool_call_id,
+        draft.tool_name,
+        draft.call_seq,
+        draft.intent_seq,
+        draft.result_seq,
+        draft.intent_id,
+        draft.status,
+        draft.result_type,
+        draft.replay_policy,
+        draft.replay_key,
+        draft.effect,
+        draft.target,
+        draft.recovery_condition,
+        draft.requested_at,
+        draft.finished_at,
+        draft.arguments,
+    )

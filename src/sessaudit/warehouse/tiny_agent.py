@@ -24,6 +24,7 @@ from sessaudit.warehouse.drafts import (
     Extraction,
     SessionDetails,
     arguments_json,
+    call_row,
 )
 from sessaudit.warehouse.rows import (
     FactRow,
@@ -40,14 +41,21 @@ _RESULT_STATUS = {"success": SUCCEEDED, "error": FAILED}
 
 @dataclass(slots=True)
 class _Run:
-    """What the records said so far about operations, steps, attempts and tool calls (ids, not payloads)."""
+    """What the records said so far about operations, steps, attempts and tool calls (ids, not payloads).
+
+    A finished run's settled tool calls leave as rows when it finishes (`_finished`), with its steps; what
+    stays is what a later line may still name: every attempt (usage facts), and the calls, steps and
+    intents of runs still open or left with pending intents (a late result)."""
 
     steps: dict[str, str] = field(default_factory=dict)  # stepId → operationId
     attempts: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # → (stepKind, model)
     calls: dict[tuple[str, int], CallDraft] = field(default_factory=dict)  # (assistant entry, index) → call
-    intents: dict[str, CallDraft] = field(default_factory=dict)  # toolStarted fact id → call
-    # user entry id → where its fact is (for runStarted to give it a run id), or None once it has one
-    entries: dict[str, _UserFact | None] = field(default_factory=dict)
+    intents: dict[str, CallDraft] = field(default_factory=dict)  # toolStarted fact id → call, until a result
+    # user entry id → where its fact is, until a runStarted gives it a run id
+    entries: dict[str, _UserFact] = field(default_factory=dict)
+    run_calls: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # run → its calls' keys
+    run_steps: dict[str, list[str]] = field(default_factory=dict)  # run → its step ids
+    shared: dict[Any, Any] = field(default_factory=dict)  # one object for each repeated value (run ids, …)
 
 
 class _UserFact(NamedTuple):
@@ -221,14 +229,14 @@ def _fact(
         role = text(message.get("role")) if isinstance(message, dict) else None
         run_id = text(entry.get("operationId")) or state.steps.get(str(entry.get("stepId")))
         _entry(entry, message, role, fact_id, seq, moment, run_id, session_id, state)
-        if role == "user" and fact_id is not None:
-            state.entries[fact_id] = _UserFact(number, seq, moment) if run_id is None else None
+        if role == "user" and fact_id is not None and run_id is None:
+            state.entries[fact_id] = _UserFact(number, seq, moment)
     elif kind == "record":
         record = fact.get("record")
         record = record if isinstance(record, dict) else {}
         fact_type = text(record.get("type"))
         run_id = text(record.get("operationId"))
-        _record(record, fact_type, fact_id, seq, moment, run_id, session_id, state, into)
+        _record(record, fact_type, fact_id, seq, moment, run_id, source_id, session_id, state, into)
     elif kind == "usage":
         run_id = text(fact.get("operationId"))
         fact_type = "attempt" if "attemptId" in fact else "tool"
@@ -270,9 +278,12 @@ def _entry(
     if not isinstance(message, dict) or fact_id is None:
         return
     if role == "assistant":
+        keys = state.run_calls.setdefault(run_id, []) if run_id is not None else None
         for index, call in enumerate(message.get("tool_calls") or []):
             function = call.get("function") if isinstance(call, dict) else None
             function = function if isinstance(function, dict) else {}
+            if keys is not None:
+                keys.append((fact_id, index))
             state.calls[(fact_id, index)] = CallDraft(
                 session_id,
                 run_id,
@@ -291,7 +302,7 @@ def _entry(
     reason = text(result.get("reason"))
     started = text(entry.get("toolStartedId"))
     if started is not None:
-        draft = state.intents.get(started)
+        draft = state.intents.pop(started, None)  # one result per intent (the verifier's rule)
         status = _RESULT_STATUS.get(result_type or "", UNKNOWN)  # an `interrupted` synthetic: outcome unknown
     else:
         draft = state.calls.get((str(entry.get("assistantEntryId")), integer(entry.get("toolIndex")) or 0))
@@ -309,6 +320,7 @@ def _record(
     seq: int | None,
     moment: int | None,
     run_id: str | None,
+    source_id: str,
     session_id: str | None,
     state: _Run,
     into: Extraction,
@@ -316,14 +328,19 @@ def _record(
     if record_type == "stepAttempt":
         snapshot = record.get("configurationSnapshot")
         model = text(snapshot.get("model")) if isinstance(snapshot, dict) else None
-        state.steps[str(record.get("stepId"))] = str(run_id)
-        state.attempts[str(record.get("attemptId"))] = (text(record.get("stepKind")), model)
+        step_id, shared = str(record.get("stepId")), state.shared
+        run = str(run_id)
+        run = shared.setdefault(run, run)
+        if step_id not in state.steps:
+            state.run_steps.setdefault(run, []).append(step_id)
+        state.steps[step_id] = run
+        shape = (text(record.get("stepKind")), model)
+        state.attempts[str(record.get("attemptId"))] = shared.setdefault(shape, shape)
     elif record_type == "runStarted":
         entry_id = str(record.get("inputEntryId"))
-        user = state.entries.get(entry_id)
+        user = state.entries.pop(entry_id, None)
         if user is not None and run_id is not None:
             into.assign_run(user.line, entry_id, run_id)
-            state.entries[entry_id] = None  # it has a run id now
             into.span(session_id, run_id).add(user.seq, user.timestamp)
     elif record_type == "toolStarted":
         key = (str(record.get("assistantEntryId")), integer(record.get("toolIndex")) or 0)
@@ -335,6 +352,28 @@ def _record(
         draft.arguments = arguments_json(record.get("arguments"))  # the effective, parsed arguments
         if fact_id is not None:
             state.intents[fact_id] = draft
+    elif record_type == "operationFinished" and run_id is not None:
+        _finished(run_id, source_id, state, into)
+
+
+def _finished(run_id: str, source_id: str, state: _Run, into: Extraction) -> None:
+    """A run finished: its calls that nothing can change any more become rows now. A call whose intent is
+    still pending stays (a late result may settle it, and the report makes it a pending effect of the run,
+    matched by its call id; so does every call of the run with that id), and so do the run's steps then
+    (the late result names its step)."""
+    keys = state.run_calls.pop(run_id, [])
+    calls = state.calls
+    waiting = {calls[key].tool_call_id for key in keys if calls[key].status == UNKNOWN}
+    for key in keys:
+        draft = calls[key]
+        if draft.tool_call_id not in waiting:
+            del calls[key]
+            into.add_call(call_row(source_id, draft))
+    steps = state.run_steps.pop(run_id, [])
+    if not waiting:
+        for step_id in steps:
+            state.steps.pop(step_id, None)
+    state.shared.pop(run_id, None)
 
 
 def _usage(

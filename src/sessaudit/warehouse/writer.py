@@ -6,10 +6,10 @@ memory. Each flush inserts one Arrow table per table (never row by row); a repla
 deleted just before its new ones arrive. The first failure rolls everything back.
 
 A source extracted here (`start_source` … `end_source` or `discard_source`) arrives in bounded batches: its
-facts and ledger rows first, as they are read, then its other rows once its bytes are proven the verified
-ones. Until then a replaced source's old facts and ledger rows stay, set aside under another source id,
-so evidence that changed after verification leaves the warehouse as it was. At most `MAX_QUEUED`
-batches wait for the writer thread (backpressure)."""
+facts, ledger rows and finished tool calls first, as they are read, then its other rows once its bytes are
+proven the verified ones. Until then a replaced source's old rows of those tables stay, set aside under
+another source id, so evidence that changed after verification leaves the warehouse as it was. At most
+`MAX_QUEUED` batches wait for the writer thread (backpressure)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from typing import Any, Final
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs ship with pyarrow
 
-from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow
+from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow, ToolCallRow
 from sessaudit.warehouse.schema import SOURCE_TABLES
 
 FLUSH_ROWS: Final = 25_000  # rows (all tables) gathered before they are handed to the writer
@@ -36,7 +36,8 @@ MAX_QUEUED: Final = 2  # batches handed to the writer thread and not written yet
 # a batch took 20 times as long as on an idle interpreter (measured: 0.08 s idle, 1.5 s beside a busy
 # thread, 0.12 s at 0.1 ms). The extracting thread pays only when the writer is waiting.
 SWITCH_INTERVAL: Final = 1e-4
-STREAMED_TABLES: Final = ("facts", "usage")  # the tables a streamed source's rows reach before its end
+# the tables a streamed source's rows reach before its end
+STREAMED_TABLES: Final = ("facts", "usage", "tool_calls")
 _PATCH_SCHEMA: Final = pa.schema([("line", pa.int64()), ("id", pa.string()), ("run_id", pa.string())])
 
 
@@ -86,11 +87,15 @@ class Writer:
         if self.pending_rows >= FLUSH_ROWS or self.pending_bytes >= FLUSH_BYTES:
             self.flush()
 
-    def add_streamed(self, facts: list[FactRow], usage: list[LedgerRow], _payload_bytes: int) -> None:
-        """Facts and ledger rows of the source being streamed (an `Extraction`'s spill)."""
+    def add_streamed(
+        self, facts: list[FactRow], usage: list[LedgerRow], calls: list[ToolCallRow], _payload_bytes: int
+    ) -> None:
+        """Facts, ledger rows and finished tool calls of the source being streamed (an `Extraction`'s
+        spill)."""
         self.streamed_rows["facts"] += len(facts)
         self.streamed_rows["usage"] += len(usage)
-        self.add(Batch(facts=facts, usage=usage))
+        self.streamed_rows["tool_calls"] += len(calls)
+        self.add(Batch(facts=facts, usage=usage, tool_calls=calls))
 
     def flush(self) -> None:
         if self.pending_rows:
@@ -183,7 +188,7 @@ class Writer:
                 self.connection.unregister("incoming")
 
     def _set_aside(self, source_id: str) -> None:
-        """Give a replaced source's old facts and ledger rows another source id until its end."""
+        """Give a replaced source's old rows of the streamed tables another source id until its end."""
         for table in STREAMED_TABLES:
             self.connection.execute(
                 f"UPDATE {table} SET source_id = $aside WHERE source_id = $source_id",
@@ -191,7 +196,7 @@ class Writer:
             )
 
     def _delete_old(self, source_id: str) -> None:
-        """Every old row of a replaced source (its facts and ledger rows were set aside)."""
+        """Every old row of a replaced source (those of the streamed tables were set aside)."""
         for table in SOURCE_TABLES:
             self.connection.execute(
                 f"DELETE FROM {table} WHERE source_id = $source_id",

@@ -20,6 +20,7 @@ from sessaudit.warehouse.assemble import source_id_of
 from sessaudit.warehouse.loader import NOT_LOADED, REPLACED, load_warehouse
 from sessaudit.warehouse.rows import FactRow
 from sessaudit.warehouse.schema import SOURCE_TABLES
+from tests.formats.tiny_agent.test_memory import MB, dense_session
 from tests.warehouse.conftest import FIXED_CLOCK, inside, query
 from tests.warehouse.corpus import build_examples
 from tests.warehouse.test_reload import dump
@@ -145,8 +146,8 @@ def test_a_replaced_source_changed_after_verification_keeps_its_old_rows(
 _MEASURE = """
 import os, sys
 from pathlib import Path
-from sessaudit.warehouse.loader import load_warehouse
-result = load_warehouse([sys.argv[1]], Path(sys.argv[2]))
+from sessaudit.warehouse.loader import LoadOptions, load_warehouse
+result = load_warehouse([sys.argv[1]], Path(sys.argv[2]), LoadOptions(jobs=int(sys.argv[3])))
 assert result.incomplete == [], result.incomplete
 print(result.rows["facts"])
 """
@@ -173,9 +174,10 @@ def _session(folder: Path, size: str) -> Path:
     return path
 
 
-def _peak_rss_mib(session: Path, db: Path) -> float:
+def _peak_rss_mib(session: Path, db: Path, jobs: int = 1) -> float:
+    """Peak RSS of a load in a fresh process (one process with jobs=1: ru_maxrss is the largest one's)."""
     process = subprocess.Popen(
-        [sys.executable, "-c", _MEASURE, str(session), str(db)], stdout=subprocess.PIPE
+        [sys.executable, "-c", _MEASURE, str(session), str(db), str(jobs)], stdout=subprocess.PIPE
     )
     _, status, usage = os.wait4(process.pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
@@ -189,6 +191,23 @@ def test_peak_memory_does_not_grow_with_the_session(tmp_path: Path) -> None:
     grown = _peak_rss_mib(large, tmp_path / "large.duckdb") - _peak_rss_mib(small, tmp_path / "small.duckdb")
     # 48 MB more input; loading the whole source at once grew by several times that
     assert grown < 30, f"peak RSS grew by {grown:.0f} MiB for 48 MB more input"
+
+
+# Measured (dense sessions, 15 -> 60 MB, one process): 1.09-1.20 MiB of peak RSS per MB; 1.60-1.75 when
+# every tool call of the session was kept as a draft until its end (before they left as rows when their run
+# finished). It includes the verifier's state (≈ 0.47, tests/formats/tiny_agent/test_memory.py).
+LOAD_GROWTH_MIB_PER_MB = 1.4
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss is in KiB on Linux")
+def test_a_dense_sessions_load_grows_at_most_the_pinned_rate(tmp_path: Path) -> None:
+    small = dense_session(tmp_path / "small", 15 * MB)
+    large = dense_session(tmp_path / "large", 60 * MB)
+    growth = _peak_rss_mib(large, tmp_path / "large.duckdb") - _peak_rss_mib(small, tmp_path / "small.duckdb")
+    megabytes = (large.stat().st_size - small.stat().st_size) / MB
+    assert growth <= LOAD_GROWTH_MIB_PER_MB * megabytes, (
+        f"peak RSS grew {growth:.1f} MiB over {megabytes:.0f} MB ({growth / megabytes:.2f} MiB/MB)"
+    )
 
 
 def _square(value: int) -> int:

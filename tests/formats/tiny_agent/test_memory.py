@@ -20,9 +20,9 @@ from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT
 BENCH = Path(__file__).resolve().parents[3] / "bench"
 MB = 1_000_000
 SMALL, LARGE = 15 * MB, 60 * MB
-# Measured (these dense sessions, 15 → 60 MB): 0.56 MiB of peak RSS per MB (20 → 100 MB: 0.55); a compact
-# id table measured 0.46 but cost 15 % CPU (docs/decisions.md, Performance). The bound leaves room for noise.
-GROWTH_MIB_PER_MB = 0.65
+# Measured (these dense sessions, 15 → 60 MB): 0.47 MiB of peak RSS per MB since the reducer keeps one copy
+# of each id (0.56 before); 50 → 200 MB: 0.48. The bound leaves room for noise.
+GROWTH_MIB_PER_MB = 0.55
 
 
 def _corpus() -> ModuleType:

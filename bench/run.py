@@ -436,7 +436,7 @@ def _dense_projection(dense: list[Scenario], command: str) -> tuple[Scenario, in
     too small for its growth to be more than noise). The rate between two large sessions leaves out the
     cost that appears once and early (imports, DuckDB's buffer pool, the writer's arenas), which a
     projection from the smallest session charged to every byte. Checked once by hand: a dense 1 GB
-    verify peaked at 588 MiB, this projection from 50 and 200 MB said 585."""
+    verify peaked at 523 MiB; this projection from 50 MB (78 MiB) and 200 MB (150 MiB) says 534."""
     measured = sorted((s for s in dense if command in s.results and s.bytes), key=lambda s: s.bytes)
     if not measured:
         return None

@@ -9,6 +9,7 @@ import select
 import subprocess
 import sys
 import time
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,31 @@ def test_results_come_back_in_input_order_whatever_finishes_first(pool_always: N
 def _sleep_and_echo(item: tuple[int, float]) -> int:
     time.sleep(item[1])
     return item[0]
+
+
+def _die(item: int) -> int:
+    if item == 1:
+        os._exit(9)  # as a worker the system kills (out of memory) ends: no exception, no result
+    return item
+
+
+def test_a_worker_that_dies_is_named_as_such_not_as_a_bug(
+    pool_always: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with pytest.raises(BrokenExecutor) as raised:
+        list(parallel.ordered_map(_die, [0, 1, 2, 3], jobs=2, sizes=[1] * 4))
+    message = parallel.worker_failure(raised.value)
+    assert message is not None and "--jobs 1" in message
+    assert parallel.worker_failure(RuntimeError("boom")) is None
+
+    def broken_pool(paths: list[str], **options: object) -> None:
+        raise raised.value
+
+    monkeypatch.setattr("sessaudit.cli.audit", broken_pool)
+    result = CliRunner().invoke(app, ["verify", str(tmp_path), "--output", str(tmp_path / "r.json")])
+    assert result.exit_code == 4
+    assert result.stderr.strip().splitlines() == [f"sessaudit: {message}"]
+    assert not (tmp_path / "r.json").exists()  # nothing was written
 
 
 def test_the_tracker_sees_every_byte_and_source_read_by_workers(pool_always: None) -> None:

@@ -36,7 +36,7 @@ from sessaudit.formats.rivumi.forkseed import directory_fork_seed
 from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
 from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
-from sessaudit.parallel import default_jobs
+from sessaudit.parallel import default_jobs, worker_failure
 from sessaudit.policy import Policy, PolicyError, apply_policy, resolve_policy
 from sessaudit.progress import progress_bar
 from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text
@@ -282,7 +282,8 @@ def verify(
             traceback.print_exc()
         detail = redact_error(str(error)) if redact else str(error)
         _fail(
-            f"internal error: {type(error).__name__}: {detail} (rerun with --debug for details)",
+            worker_failure(error)
+            or f"internal error: {type(error).__name__}: {detail} (rerun with --debug for details)",
             EXIT_INTERNAL,
         )
     raise typer.Exit(code)
@@ -420,7 +421,9 @@ def seed(
         if debug:
             traceback.print_exc()
         _fail(
-            f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL
+            worker_failure(error)
+            or f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)",
+            EXIT_INTERNAL,
         )
     raise typer.Exit(code)
 

@@ -24,7 +24,7 @@ from sessaudit.cli_limits import (
     limits_of,
 )
 from sessaudit.formats.interface import VerifyOptions
-from sessaudit.parallel import default_jobs
+from sessaudit.parallel import default_jobs, worker_failure
 from sessaudit.reporters.console import safe
 from sessaudit.warehouse import QueryFormat
 
@@ -45,7 +45,11 @@ def _fail(message: str, code: int) -> NoReturn:
 def _internal(error: Exception, debug: bool) -> NoReturn:
     if debug:
         traceback.print_exc()
-    _fail(f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)", EXIT_INTERNAL)
+    _fail(
+        worker_failure(error)
+        or f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)",
+        EXIT_INTERNAL,
+    )
 
 
 def load(

@@ -6,7 +6,7 @@ import gc
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, wait
 from multiprocessing import get_all_start_methods, get_context
 from typing import TypeVar
 
@@ -18,6 +18,17 @@ Result = TypeVar("Result")
 # Below this much evidence a pool costs more than it saves: forked workers start at once but ship their
 # results back pickled; spawned ones import sessaudit afresh (about a second each, measured).
 POOL_THRESHOLD_BYTES = {"fork": 8 << 20, "spawn": 48 << 20}
+
+
+def worker_failure(error: BaseException) -> str | None:
+    """The one line for a pool whose worker died (the system killed it, or it could not start), which is
+    no bug of sessaudit's: what happened and what to try; None for any other error."""
+    if not isinstance(error, BrokenExecutor):
+        return None
+    return (
+        "a worker process ended abruptly (the system may have killed it, for example when memory ran out); "
+        "nothing was written; rerun with --jobs 1 or with more memory"
+    )
 
 
 def default_jobs() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,17 @@ def test_an_internal_error_is_one_line_and_exit_4(tmp_path: Path, monkeypatch: p
     assert result.stderr.strip().splitlines() == [
         "sessaudit: internal error: RuntimeError: boom (rerun with --debug for details)"
     ]
+
+
+def test_a_dead_worker_is_one_line_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise BrokenProcessPool("A process in the process pool was terminated abruptly")
+
+    monkeypatch.setattr(loader, "load_warehouse", broken)
+    result = runner.invoke(app, ["load", str(tmp_path), "--db", str(tmp_path / "w.duckdb")])
+    assert result.exit_code == 4
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("sessaudit: a worker process ended abruptly") and "--jobs 1" in line
 
 
 def test_query_list_names_every_bundled_query_and_no_check(examples: Loaded) -> None:

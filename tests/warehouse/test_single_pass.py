@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from sessaudit.limits import Limits
@@ -162,3 +163,108 @@ def test_a_large_session_extracted_beside_its_verification_loads_alike_in_one_pa
     for name in names:
         both_ways(tmp_path, name, CASES[name](), jobs)
     assert used == [True, True, True, True, False, False, True]
+
+
+def _reload_both_ways(
+    folder: Path, name: str, first: bytes, second: bytes, options: loader.LoadOptions = FIXED_CLOCK
+) -> list[Any]:
+    """Load `first`, then rewrite the file as `second` and load it again into the same database, with the
+    single pass and without it (two databases): the reports, row counts and rows must be equal. Returns
+    the single-pass reload's outcomes."""
+    path = folder / f"{name}.jsonl"
+    outcomes = []
+    for mode, chosen in (("one", options), ("two", replace(options, single_pass=False))):
+        path.write_bytes(first)
+        with inside(folder):
+            load_warehouse([path.name], Path(f"{name}.{mode}.duckdb"), chosen)
+            path.write_bytes(second)
+            outcomes.append(load_warehouse([path.name], Path(f"{name}.{mode}.duckdb"), chosen))
+    one, two = outcomes
+    assert one.report == two.report
+    assert one.rows == two.rows
+    assert dump(folder / f"{name}.one.duckdb") == dump(folder / f"{name}.two.duckdb"), name
+    return one.outcomes
+
+
+def _prefix(data: bytes, keep: int) -> bytes:
+    lines = data.split(b"\n")[:-1]
+    return b"\n".join(lines[:keep]) + b"\n"
+
+
+def test_a_session_that_grew_is_reloaded_in_one_pass_alike_in_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A loaded session at another size (a log that grew, or one cut or damaged since) is verified and
+    extracted in one pass, its old rows set aside meanwhile and dropped at the end."""
+    seen = passes(monkeypatch)
+    cases = []
+    for name in sorted(LEGAL)[:6]:
+        data = CASES[f"legal-{name}"]()
+        half = max(2, data.count(b"\n") // 2)
+        cases.append((name, _prefix(data, half), data))  # grew
+    data = CASES["legal-" + sorted(LEGAL)[0]]()
+    cases.append(("damaged-growth", _prefix(data, 3), data + data.split(b"\n")[2] + b"\n"))  # a repeated seq
+    cases.append(("shrunk", data, _prefix(data, 2)))
+    for name, first, second in cases:
+        outcomes = _reload_both_ways(tmp_path, name, first, second)
+        assert [item.status for item in outcomes] == [loader.REPLACED], name
+    # every reload with the single pass on took it (the loads of `first` are new sources: they take it too)
+    assert len(seen["one"]) == 2 * len(cases) and seen["two"] == []
+
+
+def test_a_reload_at_the_same_size_is_verified_before_it_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most likely unchanged: verified first, extracted only when its sha256 differs (two passes then)."""
+    data = CASES["legal-" + sorted(LEGAL)[0]]()
+    same_size = data.replace(b'"user"', b'"USER"', 1)
+    assert len(same_size) == len(data) and same_size != data
+    seen = passes(monkeypatch)
+    outcomes = _reload_both_ways(tmp_path, "same-size", data, same_size)
+    assert [item.status for item in outcomes] == [loader.REPLACED]
+    assert len(seen["one"]) == 1  # the first load only
+    seen["one"].clear()
+    with inside(tmp_path):
+        again = load_warehouse(["same-size.jsonl"], Path("same-size.one.duckdb"), FIXED_CLOCK)
+    assert [item.status for item in again.outcomes] == [loader.UNCHANGED] and seen["one"] == []
+
+
+def test_a_source_whose_size_alone_differs_stays_unchanged_with_its_old_rows(tmp_path: Path) -> None:
+    """The single pass is taken on a size that differs from the loaded one; when the bytes prove the
+    loaded ones after all (here: the recorded size was altered), the rows written are dropped and the old
+    ones stay, untouched."""
+    data = CASES["legal-" + sorted(LEGAL)[0]]()
+    (tmp_path / "s.jsonl").write_bytes(data)
+    with inside(tmp_path):
+        load_warehouse(["s.jsonl"], Path("w.duckdb"), FIXED_CLOCK)
+    connection = duckdb.connect(str(tmp_path / "w.duckdb"))
+    connection.execute("UPDATE sources SET bytes = bytes + 1")
+    connection.close()
+    before = dump(tmp_path / "w.duckdb")
+    with inside(tmp_path):
+        again = load_warehouse(["s.jsonl"], Path("w.duckdb"), FIXED_CLOCK)
+    assert [item.status for item in again.outcomes] == [loader.UNCHANGED]
+    assert again.rows["facts"] == 0
+    assert dump(tmp_path / "w.duckdb") == before
+
+
+def test_a_large_session_that_grew_is_reloaded_beside_its_verification_alike_in_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(loader, "BESIDE_BYTES", 0)
+    used: list[bool] = []
+    matches = extract.WholeFile.matches
+
+    def recorded(self: extract.WholeFile, source: Any, findings: Any) -> bool:
+        used.append(matches(self, source, findings))
+        return used[-1]
+
+    monkeypatch.setattr(extract.WholeFile, "matches", recorded)
+    data = CASES["legal-" + sorted(LEGAL)[1]]()
+    jobs = replace(FIXED_CLOCK, jobs=2)
+    outcomes = _reload_both_ways(tmp_path, "grew", _prefix(data, 3), data, jobs)
+    assert [item.status for item in outcomes] == [loader.REPLACED]
+    damaged = data + data.split(b"\n")[2] + b"\n"  # a cut at the end: extracted again from the prefix
+    outcomes = _reload_both_ways(tmp_path, "grew-damaged", _prefix(data, 3), damaged, jobs)
+    assert [item.status for item in outcomes] == [loader.REPLACED]
+    assert used == [True, True, True, False]  # the first loads, then the reloads

@@ -107,7 +107,9 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
     connection = open_database(database)
     try:
         create_schema(connection)
-        loaded = dict(connection.execute("SELECT real_path, sha256 FROM sources").fetchall())
+        known = connection.execute("SELECT real_path, sha256, bytes FROM sources").fetchall()
+        loaded = {real_path: sha256 for real_path, sha256, _ in known}
+        sizes = {real_path: size for real_path, _, size in known}
         stamp = Stamp(options.version, _micros(options.clock()))
         with Writer(connection, DUCKDB_MEMORY) as writer:
             outcomes = []
@@ -115,13 +117,13 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
             # in one process, a new tiny-agent source is verified here and extracted in the same pass, or
             # (more than one job, a large source) verified by a worker while this process extracts it
             one_pass = options.single_pass and (options.jobs <= 1 or len(candidates) <= 1)
-            for item in _verified(candidates, loaded, stamp, options, one_pass):
+            for item in _verified(candidates, loaded, sizes, stamp, options, one_pass):
                 if not isinstance(item, Candidate):
                     outcome = item
                 elif options.jobs > 1 and estimated_bytes(item.real_path) >= BESIDE_BYTES:
-                    outcome = _verify_beside_extraction(item, writer, stamp, options)
+                    outcome = _verify_beside_extraction(item, loaded, writer, stamp, options)
                 else:
-                    outcome = _verify_in_one_pass(item, writer, stamp, options)
+                    outcome = _verify_in_one_pass(item, loaded, writer, stamp, options)
                 outcomes.append(outcome)
                 if outcome.streamed:
                     _stream(outcome, writer, stamp, options.verify.limits.max_line_bytes)
@@ -192,6 +194,7 @@ def _unique(candidates: list[Candidate]) -> list[Candidate]:
 def _verified(
     candidates: list[Candidate],
     loaded: dict[str, str | None],
+    sizes: dict[str, int | None],
     stamp: Stamp,
     options: LoadOptions,
     one_pass: bool,
@@ -202,6 +205,7 @@ def _verified(
         partial(
             verify_and_extract,
             loaded=loaded,
+            sizes=sizes,
             stamp=stamp,
             options=options.verify,
             extract_up_to=EXTRACT_IN_WORKER_BYTES if options.jobs > 1 else -1,
@@ -222,17 +226,20 @@ def verify_and_extract(
     options: VerifyOptions,
     extract_up_to: int = -1,
     one_pass: bool = False,
+    sizes: dict[str, int | None] | None = None,
 ) -> Outcome | Candidate:
     """Verify one source; unless it is loaded already with the same sha256, extract its rows here when
     its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`).
-    With `one_pass`, a tiny-agent source not loaded before comes back as it is, to be verified and
-    extracted in one pass (`_verify_in_one_pass`) by the process that writes."""
+    With `one_pass`, a tiny-agent source that is new, or loaded before at another size (`sizes`: the
+    loaded sources' bytes; a log that grew), comes back as it is, to be verified and extracted in one
+    pass by the process that writes (`_verify_in_one_pass`). One loaded at its current size is most
+    likely unchanged: it is verified first, and read again only if its sha256 differs."""
     real_path = os.path.realpath(candidate.real_path)
     if (
         one_pass
         and candidate.format is Format.TINY_AGENT
         and candidate.problem is None
-        and real_path not in loaded
+        and (real_path not in loaded or _resized(real_path, (sizes or {}).get(real_path)))
     ):
         return candidate
     source, findings, _ = verify_candidate(candidate, options)
@@ -252,58 +259,86 @@ def verify_and_extract(
     return Outcome(source, findings, real_path, candidate.named, status, batch, detail)
 
 
-def _verify_in_one_pass(candidate: Candidate, writer: Writer, stamp: Stamp, options: LoadOptions) -> Outcome:
-    """Verify a new tiny-agent source here, its rows extracted from the verifier's own reading as each line
-    is checked and written in bounded batches (SinglePass); when that is not the verified history exactly,
+def _resized(real_path: str, loaded_bytes: int | None) -> bool:
+    try:
+        return os.path.getsize(real_path) != loaded_bytes
+    except OSError:
+        return False  # verification reports it
+
+
+def _verify_in_one_pass(
+    candidate: Candidate, loaded: dict[str, str | None], writer: Writer, stamp: Stamp, options: LoadOptions
+) -> Outcome:
+    """Verify a tiny-agent source here, its rows extracted from the verifier's own reading as each line is
+    checked and written in bounded batches (SinglePass); when that is not the verified history exactly,
     the rows are discarded and the source is extracted in a second pass (`_stream`)."""
     real_path = os.path.realpath(candidate.real_path)
     source_id = source_id_of(real_path)
-    into = _early_extraction(writer, source_id)
+    into = _early_extraction(writer, source_id, replacing=real_path in loaded)
     tap = SinglePass(candidate.path, source_id, into)
     source, findings, _ = verify_candidate(candidate, options.verify, tap)
-    outcome = Outcome(source, findings, real_path, candidate.named, LOADED)
+    outcome = _early_outcome(source, findings, real_path, candidate.named, loaded)
     kept = tap.complete(source, findings)
     return _settle(outcome, into, kept, writer, stamp, options.verify.limits.max_line_bytes)
 
 
 def _verify_beside_extraction(
-    candidate: Candidate, writer: Writer, stamp: Stamp, options: LoadOptions
+    candidate: Candidate, loaded: dict[str, str | None], writer: Writer, stamp: Stamp, options: LoadOptions
 ) -> Outcome:
-    """Verify a new tiny-agent source in a worker process while this one extracts every line of it and
-    writes its rows (WholeFile): the two cores work at once, each reading the file. When the source turns
-    out to have a cut, other bytes, or no v2 header, the rows are discarded and it is extracted again
-    from the verified bytes (`_stream`)."""
+    """Verify a tiny-agent source in a worker process while this one extracts every line of it and writes
+    its rows (WholeFile): the two cores work at once, each reading the file. When the source turns out to
+    have a cut, other bytes, or no v2 header, the rows are discarded and it is extracted again from the
+    verified bytes (`_stream`)."""
     real_path = os.path.realpath(candidate.real_path)
     source_id = source_id_of(real_path)
     max_line_bytes = options.verify.limits.max_line_bytes
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
         verified = pool.submit(verify_candidate, candidate, options.verify)
-        into = _early_extraction(writer, source_id)
+        into = _early_extraction(writer, source_id, replacing=real_path in loaded)
         whole = WholeFile()
         whole.extract(candidate.real_path, source_id, into, max_line_bytes)
         source, findings, _ = verified.result()
-    outcome = Outcome(source, findings, real_path, candidate.named, LOADED)
+    outcome = _early_outcome(source, findings, real_path, candidate.named, loaded)
     return _settle(outcome, into, whole.matches(source, findings), writer, stamp, max_line_bytes)
 
 
-def _early_extraction(writer: Writer, source_id: str) -> Extraction:
-    """Where a new source's rows go when they are extracted before its verification is known: streamed
-    to the writer in bounded batches, to be kept or discarded by `_settle`."""
-    writer.start_source(source_id, replacing=False)
+def _early_extraction(writer: Writer, source_id: str, *, replacing: bool) -> Extraction:
+    """Where a source's rows go when they are extracted before its verification is known: streamed to the
+    writer in bounded batches, to be kept or discarded by `_settle` (a loaded source's old rows are set
+    aside meanwhile)."""
+    writer.start_source(source_id, replacing=replacing)
     return Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
+
+
+def _early_outcome(
+    source: Source, findings: list[Finding], real_path: str, named: bool, loaded: dict[str, str | None]
+) -> Outcome:
+    """What an early extraction's source turned out to be: new, a replacement, or (its bytes back to the
+    loaded ones) unchanged."""
+    if real_path not in loaded:
+        return Outcome(source, findings, real_path, named, LOADED)
+    if loaded[real_path] == source.sha256:
+        return Outcome(source, findings, real_path, named, UNCHANGED)
+    return Outcome(
+        source, findings, real_path, named, REPLACED, detail=f"sha256 {loaded[real_path]} → {source.sha256}"
+    )
 
 
 def _settle(
     outcome: Outcome, into: Extraction, kept: bool, writer: Writer, stamp: Stamp, max_line_bytes: int
 ) -> Outcome:
     """An early extraction's end: its rows stay, with the source's other rows, when `kept` (they are the
-    verified history's); else they are discarded and the source is extracted from its verified bytes."""
+    verified history's); else they are discarded and the source is extracted from its verified bytes.
+    An unchanged source keeps its old rows."""
     source_id = source_id_of(outcome.real_path)
-    if kept:
+    replacing = outcome.status != LOADED
+    if outcome.status == UNCHANGED:
+        writer.discard_source(source_id, replacing=True)
+    elif kept:
         rest = source_batch(outcome.source, outcome.real_path, outcome.findings, into, stamp)
-        writer.end_source(source_id, rest, into.patches, replacing=False)
+        writer.end_source(source_id, rest, into.patches, replacing=replacing)
     else:
-        writer.discard_source(source_id, replacing=False)
+        writer.discard_source(source_id, replacing=replacing)
         _stream(outcome, writer, stamp, max_line_bytes)
     return outcome
 

@@ -38,6 +38,20 @@ def passes(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     return seen
 
 
+def beside_always(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Extract every source beside its verification (with jobs > 1); records whether its rows were kept."""
+    monkeypatch.setattr(loader, "BESIDE_BYTES", 0)
+    used: list[bool] = []
+    matches = extract.WholeFile.matches
+
+    def recorded(self: extract.WholeFile, source: Any, findings: Any) -> bool:
+        used.append(matches(self, source, findings))
+        return used[-1]
+
+    monkeypatch.setattr(extract.WholeFile, "matches", recorded)
+    return used
+
+
 def both_ways(folder: Path, name: str, data: bytes, options: loader.LoadOptions = FIXED_CLOCK) -> None:
     """Load one session both ways: the reports, the row counts and every row must be equal."""
     (folder / f"{name}.jsonl").write_bytes(data)
@@ -144,15 +158,7 @@ def test_a_large_session_extracted_beside_its_verification_loads_alike_in_one_pa
 ) -> None:
     """With two jobs, a new session of at least BESIDE_BYTES is verified in a worker while the loading
     process extracts it whole; a cut, other bytes or a v1 header send it to the second read."""
-    monkeypatch.setattr(loader, "BESIDE_BYTES", 0)
-    used: list[bool] = []
-    matches = extract.WholeFile.matches
-
-    def recorded(self: extract.WholeFile, source: Any, findings: Any) -> bool:
-        used.append(matches(self, source, findings))
-        return used[-1]
-
-    monkeypatch.setattr(extract.WholeFile, "matches", recorded)
+    used = beside_always(monkeypatch)
     names = [
         *(f"legal-{name}" for name in sorted(LEGAL)[:4]),
         "damaged-duplicate-fact-id",  # cut: extracted again from the verified prefix
@@ -251,15 +257,7 @@ def test_a_source_whose_size_alone_differs_stays_unchanged_with_its_old_rows(tmp
 def test_a_large_session_that_grew_is_reloaded_beside_its_verification_alike_in_two(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(loader, "BESIDE_BYTES", 0)
-    used: list[bool] = []
-    matches = extract.WholeFile.matches
-
-    def recorded(self: extract.WholeFile, source: Any, findings: Any) -> bool:
-        used.append(matches(self, source, findings))
-        return used[-1]
-
-    monkeypatch.setattr(extract.WholeFile, "matches", recorded)
+    used = beside_always(monkeypatch)
     data = CASES["legal-" + sorted(LEGAL)[1]]()
     jobs = replace(FIXED_CLOCK, jobs=2)
     outcomes = _reload_both_ways(tmp_path, "grew", _prefix(data, 3), data, jobs)

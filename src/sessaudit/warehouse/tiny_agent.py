@@ -361,11 +361,10 @@ def _finished(run_id: str, source_id: str, state: _Run, into: Extraction) -> Non
     still pending stays (a late result may settle it, and the report makes it a pending effect of the run,
     matched by its call id; so does every call of the run with that id), and so do the run's steps then
     (the late result names its step)."""
-    keys = state.run_calls.pop(run_id, [])
     calls = state.calls
-    waiting = {calls[key].tool_call_id for key in keys if calls[key].status == UNKNOWN}
-    for key in keys:
-        draft = calls[key]
+    drafts = [(key, calls[key]) for key in dict.fromkeys(state.run_calls.pop(run_id, [])) if key in calls]
+    waiting = {draft.tool_call_id for _, draft in drafts if draft.status == UNKNOWN}
+    for key, draft in drafts:
         if draft.tool_call_id not in waiting:
             del calls[key]
             into.add_call(call_row(source_id, draft))

@@ -27,7 +27,7 @@ from sessaudit.cli_limits import (
     MaxLineBytesOption,
     limits_of,
 )
-from sessaudit.cli_warehouse import load, query
+from sessaudit.cli_warehouse import internal_message, load, query
 from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
 from sessaudit.formats.half_pi.claims import Claim, ClaimsFileError, load_claims
@@ -36,7 +36,7 @@ from sessaudit.formats.rivumi.forkseed import directory_fork_seed
 from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
 from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
-from sessaudit.parallel import default_jobs, worker_failure
+from sessaudit.parallel import default_jobs
 from sessaudit.policy import Policy, PolicyError, apply_policy, resolve_policy
 from sessaudit.progress import progress_bar
 from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text
@@ -280,12 +280,7 @@ def verify(
     except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
         if debug:
             traceback.print_exc()
-        detail = redact_error(str(error)) if redact else str(error)
-        _fail(
-            worker_failure(error)
-            or f"internal error: {type(error).__name__}: {detail} (rerun with --debug for details)",
-            EXIT_INTERNAL,
-        )
+        _fail(internal_message(error, redact_error(str(error)) if redact else None), EXIT_INTERNAL)
     raise typer.Exit(code)
 
 
@@ -420,11 +415,7 @@ def seed(
     except Exception as error:
         if debug:
             traceback.print_exc()
-        _fail(
-            worker_failure(error)
-            or f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)",
-            EXIT_INTERNAL,
-        )
+        _fail(internal_message(error), EXIT_INTERNAL)
     raise typer.Exit(code)
 
 

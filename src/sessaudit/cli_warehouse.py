@@ -42,14 +42,19 @@ def _fail(message: str, code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
+def internal_message(error: BaseException, detail: str | None = None) -> str:
+    """The one line for an error no command expected (`detail`: its text, when it must be redacted): a
+    dead worker named as such, anything else as an internal error (CONTRACT §3)."""
+    shown = str(error) if detail is None else detail
+    return worker_failure(error) or (
+        f"internal error: {type(error).__name__}: {shown} (rerun with --debug for details)"
+    )
+
+
 def _internal(error: Exception, debug: bool) -> NoReturn:
     if debug:
         traceback.print_exc()
-    _fail(
-        worker_failure(error)
-        or f"internal error: {type(error).__name__}: {error} (rerun with --debug for details)",
-        EXIT_INTERNAL,
-    )
+    _fail(internal_message(error), EXIT_INTERNAL)
 
 
 def load(

@@ -243,20 +243,20 @@ def verify_and_extract(
     ):
         return candidate
     source, findings, _ = verify_candidate(candidate, options)
-    if real_path in loaded and loaded[real_path] == source.sha256:
-        return Outcome(source, findings, real_path, candidate.named, UNCHANGED)
-    status = REPLACED if real_path in loaded else LOADED
-    detail = f"sha256 {loaded[real_path]} → {source.sha256}" if status == REPLACED else None
+    outcome = _verified_outcome(source, findings, real_path, candidate.named, loaded)
+    if outcome.status == UNCHANGED:
+        return outcome
     if sum(item.bytes for item in source.files) > extract_up_to:
-        return Outcome(source, findings, real_path, candidate.named, status, detail=detail, streamed=True)
+        outcome.streamed = True
+        return outcome
     try:
         extraction = extract(
             source, real_path, findings, source_id_of(real_path), max_line_bytes=options.limits.max_line_bytes
         )
     except (EvidenceChanged, OSError) as error:
         return Outcome(source, findings, real_path, candidate.named, NOT_LOADED, detail=_reason(error))
-    batch = source_batch(source, real_path, findings, extraction, stamp)
-    return Outcome(source, findings, real_path, candidate.named, status, batch, detail)
+    outcome.batch = source_batch(source, real_path, findings, extraction, stamp)
+    return outcome
 
 
 def _resized(real_path: str, loaded_bytes: int | None) -> bool:
@@ -277,7 +277,7 @@ def _verify_in_one_pass(
     into = _early_extraction(writer, source_id, replacing=real_path in loaded)
     tap = SinglePass(candidate.path, source_id, into)
     source, findings, _ = verify_candidate(candidate, options.verify, tap)
-    outcome = _early_outcome(source, findings, real_path, candidate.named, loaded)
+    outcome = _verified_outcome(source, findings, real_path, candidate.named, loaded)
     kept = tap.complete(source, findings)
     return _settle(outcome, into, kept, writer, stamp, options.verify.limits.max_line_bytes)
 
@@ -298,7 +298,7 @@ def _verify_beside_extraction(
         whole = WholeFile()
         whole.extract(candidate.real_path, source_id, into, max_line_bytes)
         source, findings, _ = verified.result()
-    outcome = _early_outcome(source, findings, real_path, candidate.named, loaded)
+    outcome = _verified_outcome(source, findings, real_path, candidate.named, loaded)
     return _settle(outcome, into, whole.matches(source, findings), writer, stamp, max_line_bytes)
 
 
@@ -310,11 +310,10 @@ def _early_extraction(writer: Writer, source_id: str, *, replacing: bool) -> Ext
     return Extraction(spill=writer.add_streamed, spill_rows=SPILL_ROWS, spill_bytes=SPILL_BYTES)
 
 
-def _early_outcome(
+def _verified_outcome(
     source: Source, findings: list[Finding], real_path: str, named: bool, loaded: dict[str, str | None]
 ) -> Outcome:
-    """What an early extraction's source turned out to be: new, a replacement, or (its bytes back to the
-    loaded ones) unchanged."""
+    """What a verified source is to the warehouse: new, a replacement (another sha256), or unchanged."""
     if real_path not in loaded:
         return Outcome(source, findings, real_path, named, LOADED)
     if loaded[real_path] == source.sha256:

@@ -1,11 +1,14 @@
-"""Where `sessaudit verify` and `load` spend their time: cProfile on a benchmark session → bench/PROFILE.md.
+"""Where `sessaudit verify` and `load` spend their time and memory: cProfile on a benchmark session, and what
+their peak RSS is made of (bench/memory.py) → bench/PROFILE.md.
 
-    python bench/profile.py [--size 100MB] [--seed 1] [--corpus-dir bench/.corpus] [--output bench/PROFILE.md]
+    python bench/profile.py [--size 100MB] [--dense-size 50MB] [--seed 1] [--corpus-dir bench/.corpus]
+                            [--output bench/PROFILE.md]
 
 The session is the benchmark's own (`bench/corpus.py`, cached like `bench/run.py`'s). Each command runs once
 in its own process under cProfile (which slows pure-Python code by a factor the table shows: profiled
 seconds vs the plain run measured just before). The tables: the functions with the most own time, and own
-time summed per sessaudit module (where a speed-up has to come from)."""
+time summed per sessaudit module (where a speed-up has to come from). The memory section measures each
+fixed part in a fresh process, and the verifier's state at the end of the session and of a dense one."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import corpus as corpus_module  # noqa: E402  (bench/ is not a package)
+import memory as memory_module  # noqa: E402
 import run as run_module  # noqa: E402
 
 TOP = 25
@@ -80,9 +84,69 @@ def _tables(stats: pstats.Stats) -> list[str]:
     return lines
 
 
+def _peak_mib(argv: list[str]) -> float:
+    """Peak RSS of a command's process tree, in MiB (bench/run.py's measure)."""
+    _, _, peak, code = run_module.run_timed(argv)
+    if code != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {code}")
+    return peak / memory_module.MIB
+
+
+def _memory(session: str, dense: str, dense_label: str, scratch: str) -> list[str]:
+    python = sys.executable
+    database = os.path.join(scratch, "m.duckdb")
+    fixed = [
+        ("the interpreter alone (`python -c pass`)", [python, "-c", "pass"]),
+        ("`import sessaudit.cli` (every command)", [python, "-c", "import sessaudit.cli"]),
+        ("`import duckdb`", [python, "-c", "import duckdb"]),
+        ("`import pyarrow`", [python, "-c", "import pyarrow"]),
+        (
+            "`import sessaudit.warehouse.loader` (load's imports)",
+            [python, "-c", "import sessaudit.warehouse.loader"],
+        ),
+        (
+            "the above and an open warehouse with its tables",
+            [python, str(BENCH / "memory.py"), "warehouse", database],
+        ),
+    ]
+    lines = [
+        "## Peak memory",
+        "",
+        "Peak RSS of each command in its own process (bench/run.py's measure: a process tree is charged for "
+        "all its processes).",
+        "",
+        "| what runs | peak RSS MiB |",
+        "|---|---:|",
+    ]
+    for title, argv_ in fixed:
+        lines.append(f"| {title} | {_peak_mib(argv_):.0f} |")
+        Path(database).unlink(missing_ok=True)
+    label = f"the {corpus_module.format_size(os.path.getsize(session))} session"
+    verify = ["sessaudit", "verify", "--format", "json", "--quiet", "--jobs", "1"]
+    lines.append(f"| `sessaudit verify --jobs 1`, {label} | {_peak_mib([*verify, session]):.0f} |")
+    for jobs in ("1", "2"):
+        Path(database).unlink(missing_ok=True)
+        load = ["sessaudit", "load", session, "--db", database, "--jobs", jobs]
+        note = " (its verifier in a worker beside it)" if jobs == "2" else " (one process, one pass)"
+        lines.append(f"| `sessaudit load --jobs {jobs}`, {label}{note} | {_peak_mib(load):.0f} |")
+    Path(database).unlink(missing_ok=True)
+    lines += [
+        "",
+        "What the verifier holds when the session ends, by structure (`sys.getsizeof` of each object, "
+        "charged to the first structure that reaches it, in the table's order):",
+        "",
+    ]
+    lines += memory_module.state_table(memory_module.run_probe(["state", session]), f"The {label[4:]}")
+    lines += memory_module.state_table(
+        memory_module.run_probe(["state", dense]), f"A dense session of {dense_label}"
+    )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--size", default="100MB")
+    parser.add_argument("--dense-size", default="50MB")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--corpus-dir", type=Path, default=BENCH / ".corpus")
     parser.add_argument("--output", type=Path, default=BENCH / "PROFILE.md")
@@ -93,6 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     scenario = run_module.Scenario(f"single-{label}", title, "tiny-agent", size, 1)
     root = run_module.ensure_corpus(arguments.corpus_dir.resolve(), scenario, arguments.seed, print)
     session = run_module.jsonl_files(root, corpus_module.load_manifest(root))[0]
+    dense_size = corpus_module.parse_size(arguments.dense_size)
+    dense_label = corpus_module.format_size(dense_size)
+    dense_scenario = run_module.Scenario(f"dense-{dense_label}", "dense", "tiny-agent-dense", dense_size, 1)
+    dense_root = run_module.ensure_corpus(
+        arguments.corpus_dir.resolve(), dense_scenario, arguments.seed, print
+    )
+    dense = run_module.jsonl_files(dense_root, corpus_module.load_manifest(dense_root))[0]
     lines = [
         "# Profile",
         "",
@@ -130,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
                 "",
             ]
             print(f"profiled {name}: {plain:.1f} s plain, {seconds:.1f} s profiled", file=sys.stderr)
+        lines += _memory(session, dense, dense_label, scratch)
     arguments.output.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {arguments.output}", file=sys.stderr)
     return 0

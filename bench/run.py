@@ -540,8 +540,9 @@ def render(scenarios: list[Scenario], repeat: int, quick: bool, argv: Sequence[s
         lines.append(f"| {target.name} | {target.measured} | {status} |")
     lines += [
         "",
-        "Where the time goes (cProfile of `verify` and `load` on the 100 MB session): `bench/PROFILE.md`, "
-        "written by `python bench/profile.py`.",
+        "Where the time goes (cProfile of `verify` and `load` on the 100 MB session) and what their peak RSS "
+        "is made of (the fixed part, and the verifier's state by structure on that session and a dense one): "
+        "`bench/PROFILE.md`, written by `python bench/profile.py`.",
         "",
         "## Scenarios",
         "",

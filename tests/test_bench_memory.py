@@ -1,0 +1,73 @@
+"""bench/memory.py, the memory profile's probe: each object is charged once, to the first structure that
+reaches it, and the verifier's state is read from a real verification."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from tests.formats.tiny_agent.test_memory import dense_session
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+memory = _load("memory")
+
+
+class _Slotted:
+    __slots__ = ("left", "right")
+
+    def __init__(self, left: object, right: object) -> None:
+        self.left = left
+        self.right = right
+
+
+def test_a_shared_object_is_charged_once_to_the_first_part_that_reaches_it() -> None:
+    shared = "x" * 1000
+    first = {"key": shared}
+    second = [shared, _Slotted(shared, 12345678901)]
+    sizes = dict(memory.deep_sizes([("first", [first]), ("second", [second])]))
+    assert sizes["first"] == sys.getsizeof(first) + sys.getsizeof("key") + sys.getsizeof(shared)
+    assert sizes["second"] == sys.getsizeof(second) + sys.getsizeof(second[1]) + sys.getsizeof(12345678901)
+    alone = dict(memory.deep_sizes([("second", [second])]))
+    assert alone["second"] == sizes["second"] + sys.getsizeof(shared)  # now it pays for the string
+
+
+def test_code_is_not_state() -> None:
+    assert memory.deep_sizes([("code", [[len, dict, memory]])]) == [
+        ("code", sys.getsizeof([len, dict, memory]))
+    ]
+
+
+def test_the_state_probe_reads_what_the_verifier_holds(tmp_path: Path) -> None:
+    path = dense_session(tmp_path, 300_000)
+    entries, fact_ids = 0, set()
+    for line in path.read_bytes().splitlines()[1:]:
+        value = json.loads(line)
+        for fact in value if isinstance(value, list) else [value]:
+            fact_ids.add(fact["id"])
+            entries += fact["kind"] == "entry"
+    probe = memory.state_probe(str(path))
+    assert probe["bytes"] == path.stat().st_size
+    assert probe["findings"] == 0
+    assert probe["entries"] == entries
+    assert probe["ids"] > len(fact_ids)  # every fact id, and the ids facts reserve (step, attempt, …)
+    parts = dict(probe["parts"])
+    assert all(size > 0 for name, size in parts.items() if not name.startswith(("findings", "the reducer")))
+    # the namespace's share is its table and the ids only it holds, less than the whole namespace
+    assert probe["namespace_table"] < parts["id namespace: its table, and the ids held only there"]
+    assert probe["rss_peak"] >= probe["rss_before"] > 0
+    table = "\n".join(memory.state_table(probe, "A test session"))
+    assert f"{probe['ids']:,} ids in the namespace" in table

@@ -127,11 +127,12 @@ def test_loading_never_writes_the_evidence(corpus: Path) -> None:
 def test_evidence_changed_after_verification_is_not_loaded(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # the two-pass load (several sources, --jobs 2) re-reads the evidence to extract it
+    # the two-pass load re-reads the evidence to extract it (the single pass loads the bytes it verified:
+    # test_single_pass)
     verify = loader.verify_candidate
 
-    def verify_then_rewrite(candidate: Any, options: Any) -> Any:
-        answer = verify(candidate, options)
+    def verify_then_rewrite(candidate: Any, options: Any, *tap: Any) -> Any:
+        answer = verify(candidate, options, *tap)
         if candidate.path.endswith(".jsonl") and "2026-11-30T09" in candidate.path:
             data = bytearray(Path(candidate.real_path).read_bytes())
             data[10:12] = b"XX"  # rewritten inside the verified range
@@ -140,7 +141,7 @@ def test_evidence_changed_after_verification_is_not_loaded(
 
     monkeypatch.setattr(loader, "verify_candidate", verify_then_rewrite)
     with inside(corpus):
-        result = load_warehouse(["examples"], Path("w.duckdb"), LoadOptions(jobs=2))
+        result = load_warehouse(["examples"], Path("w.duckdb"), LoadOptions(jobs=2, single_pass=False))
     (refused,) = [item for item in result.outcomes if item.status == NOT_LOADED]
     assert "changed after it was verified" in str(refused.detail)
     assert result.incomplete == [f"{refused.source.path}: not loaded: {refused.detail}"]

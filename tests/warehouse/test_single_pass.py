@@ -266,3 +266,43 @@ def test_a_large_session_that_grew_is_reloaded_beside_its_verification_alike_in_
     outcomes = _reload_both_ways(tmp_path, "grew-damaged", _prefix(data, 3), damaged, jobs)
     assert [item.status for item in outcomes] == [loader.REPLACED]
     assert used == [True, True, True, False]  # the first loads, then the reloads
+
+
+def test_several_sources_with_jobs_are_each_extracted_as_they_are_verified_alike_in_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With more than one source and job, a small new tiny-agent session is extracted where it is verified
+    (a pool's worker, or this process below the pool's threshold), from the verifier's own reading: the
+    warehouse is the two-pass load's, for every built session and seeded damage loaded together; then a
+    reload where some grew (one pass again) and one changed at the same size (verified first)."""
+    seen = passes(monkeypatch)
+    rng = random.Random(9)
+    built = [data for data in (LEGAL[name]()[0] for name in sorted(LEGAL)) if data.count(b"\n") > 3]
+    sessions = {name: CASES[name]() for name in sorted(CASES)}
+    sessions.update({f"injured-{index}": _damage(rng.choice(built), rng) for index in range(20)})
+    names = [f"{name}.jsonl" for name in sessions]
+    jobs = replace(FIXED_CLOCK, jobs=2)
+    results = {}
+    for mode, options in (("one", jobs), ("two", replace(jobs, single_pass=False))):
+        for name, data in sessions.items():
+            (tmp_path / f"{name}.jsonl").write_bytes(data)
+        with inside(tmp_path):
+            first = load_warehouse(names, Path(f"{mode}.duckdb"), options)
+        grown = sorted(LEGAL)[:3]
+        for name in grown:
+            data = CASES[f"legal-{name}"]()
+            (tmp_path / f"legal-{name}.jsonl").write_bytes(data + data.split(b"\n")[-2] + b"\n")  # a repeat
+        same_size = sessions["legal-" + sorted(LEGAL)[4]].replace(b'"user"', b'"USER"', 1)
+        (tmp_path / f"legal-{sorted(LEGAL)[4]}.jsonl").write_bytes(same_size)
+        with inside(tmp_path):
+            second = load_warehouse(names, Path(f"{mode}.duckdb"), options)
+        results[mode] = (first, second, dump(tmp_path / f"{mode}.duckdb"))
+    (one_first, one_second, one_rows), (two_first, two_second, two_rows) = results["one"], results["two"]
+    assert one_first.report == two_first.report and one_first.rows == two_first.rows
+    assert one_second.report == two_second.report and one_second.rows == two_second.rows
+    assert one_rows == two_rows
+    assert sorted(item.status for item in one_second.outcomes).count(loader.REPLACED) == 4
+    # the first load: every source but the v1 one and the one with no LF took the single pass; the
+    # reload: the three that grew (the one changed at the same size was verified first)
+    assert len(seen["one"]) == len(sessions) - 2 + 3
+    assert sorted(set(seen["two"])) == ["damaged-header-without-line-feed.jsonl", "damaged-legacy-v1.jsonl"]

@@ -12,7 +12,8 @@ batches. In one process (one job, or one source), a tiny-agent v2 source new to 
 once: its rows are extracted from the verifier's own decoded lines as they are checked (extract.SinglePass),
 and only when that cannot be the verified history exactly is it read a second time. With `--jobs`, a
 worker process verifies; it also extracts a source of at most `EXTRACT_IN_WORKER_BYTES` (the rows
-pickled back are small then), and at most 2 × jobs results wait."""
+pickled back are small then; a new tiny-agent v2 one in the same single pass), and at most 2 × jobs
+results wait."""
 
 from __future__ import annotations
 
@@ -210,6 +211,7 @@ def _verified(
             options=options.verify,
             extract_up_to=EXTRACT_IN_WORKER_BYTES if options.jobs > 1 else -1,
             one_pass=one_pass,
+            single_pass=options.single_pass,
         ),
         candidates,
         jobs=options.jobs,
@@ -227,24 +229,36 @@ def verify_and_extract(
     extract_up_to: int = -1,
     one_pass: bool = False,
     sizes: dict[str, int | None] | None = None,
+    single_pass: bool = True,
 ) -> Outcome | Candidate:
     """Verify one source; unless it is loaded already with the same sha256, extract its rows here when
     its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`).
-    With `one_pass`, a tiny-agent source that is new, or loaded before at another size (`sizes`: the
-    loaded sources' bytes; a log that grew), comes back as it is, to be verified and extracted in one
-    pass by the process that writes (`_verify_in_one_pass`). One loaded at its current size is most
-    likely unchanged: it is verified first, and read again only if its sha256 differs."""
+    A tiny-agent source that is new, or loaded before at another size (`sizes`: the loaded sources' bytes;
+    a log that grew), is fresh: with `one_pass` it comes back as it is, to be verified and extracted in
+    one pass by the process that writes (`_verify_in_one_pass`); otherwise, when it is small enough, its
+    rows are extracted here as it is verified (SinglePass), and read a second time only when that is not
+    the verified history exactly. One loaded at its current size is most likely unchanged: it is verified
+    first, and read again only if its sha256 differs. Without `single_pass`, every source is read twice."""
     real_path = os.path.realpath(candidate.real_path)
-    if (
-        one_pass
-        and candidate.format is Format.TINY_AGENT
+    fresh = (
+        candidate.format is Format.TINY_AGENT
         and candidate.problem is None
         and (real_path not in loaded or _resized(real_path, (sizes or {}).get(real_path)))
-    ):
+    )
+    if one_pass and fresh:
         return candidate
-    source, findings, _ = verify_candidate(candidate, options)
+    # a fresh tiny-agent source small enough to be extracted here is extracted as it is verified
+    tap = (
+        SinglePass(candidate.path, source_id_of(real_path), Extraction())
+        if single_pass and fresh and estimated_bytes(candidate.real_path) <= extract_up_to
+        else None
+    )
+    source, findings, _ = verify_candidate(candidate, options, tap)
     outcome = _verified_outcome(source, findings, real_path, candidate.named, loaded)
     if outcome.status == UNCHANGED:
+        return outcome
+    if tap is not None and tap.complete(source, findings):
+        outcome.batch = source_batch(source, real_path, findings, tap.into, stamp)
         return outcome
     if sum(item.bytes for item in source.files) > extract_up_to:
         outcome.streamed = True

@@ -84,12 +84,12 @@ def _tables(stats: pstats.Stats) -> list[str]:
     return lines
 
 
-def _peak_mib(argv: list[str]) -> float:
-    """Peak RSS of a command's process tree, in MiB (bench/run.py's measure)."""
-    _, _, peak, code = run_module.run_timed(argv)
-    if code != 0:
-        raise RuntimeError(f"{' '.join(argv)} exited {code}")
-    return peak / memory_module.MIB
+def _peak_mib(argv: list[str]) -> str:
+    """Peak RSS of a command's process tree in MiB (bench/run.py's measure; "≤" when the launcher's)."""
+    timed = run_module.run_timed(argv)
+    if timed.code != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {timed.code}")
+    return f"{'≤ ' if timed.bounded else ''}{timed.peak_rss / memory_module.MIB:.0f}"
 
 
 def _memory(session: str, dense: str, dense_label: str, scratch: str) -> list[str]:
@@ -119,16 +119,16 @@ def _memory(session: str, dense: str, dense_label: str, scratch: str) -> list[st
         "|---|---:|",
     ]
     for title, argv_ in fixed:
-        lines.append(f"| {title} | {_peak_mib(argv_):.0f} |")
+        lines.append(f"| {title} | {_peak_mib(argv_)} |")
         Path(database).unlink(missing_ok=True)
     label = f"the {corpus_module.format_size(os.path.getsize(session))} session"
     verify = ["sessaudit", "verify", "--format", "json", "--quiet", "--jobs", "1"]
-    lines.append(f"| `sessaudit verify --jobs 1`, {label} | {_peak_mib([*verify, session]):.0f} |")
+    lines.append(f"| `sessaudit verify --jobs 1`, {label} | {_peak_mib([*verify, session])} |")
     for jobs in ("1", "2"):
         Path(database).unlink(missing_ok=True)
         load = ["sessaudit", "load", session, "--db", database, "--jobs", jobs]
         note = " (its verifier in a worker beside it)" if jobs == "2" else " (one process, one pass)"
-        lines.append(f"| `sessaudit load --jobs {jobs}`, {label}{note} | {_peak_mib(load):.0f} |")
+        lines.append(f"| `sessaudit load --jobs {jobs}`, {label}{note} | {_peak_mib(load)} |")
     Path(database).unlink(missing_ok=True)
     lines += [
         "",

@@ -7,8 +7,10 @@ Corpora come from `bench/corpus.py` and are cached under `--corpus-dir` (reused 
 and seed were generated before by the same generator version). Each scenario's commands run in one
 interleaved loop, `--repeat` times, each in its own process; a command's time is its **best** wall-clock
 time (the least disturbed run on a shared machine; the median is shown too) and its peak RSS the highest
-of `ru_maxrss` (`os.wait4`) and the summed VmRSS of its process tree, sampled every 20 ms. MB/s is the
-corpus' bytes (10^6) over that time; every command pays its own start-up, as a user's would.
+of `ru_maxrss` (`os.wait4`) and the summed VmRSS of its process tree, sampled every 20 ms; each command is
+spawned by a small launcher (bench/launch.py), whose high-water mark bounds what a tiny command shows
+("≤"). MB/s is the corpus' bytes (10^6) over that time; every command pays its own start-up, as a user's
+would.
 
 Commands: `sessaudit verify PATH --format json --jobs 1` (report to /dev/null), `sessaudit verify --jobs 2`
 on multi-source corpora (both when the installed sessaudit has `--jobs`), `sessaudit load PATH --db NEW`;
@@ -94,6 +96,7 @@ class Measurement:
     times: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)  # user + system seconds of the process
     peak_rss: int = 0  # bytes
+    bounded: bool = False  # the peak is an upper bound: the launcher's own (see run_timed)
     exit_codes: set[int] = field(default_factory=set)
 
     @property
@@ -131,30 +134,52 @@ class Scenario:
 TREE_SAMPLE_SECONDS: Final = 0.02
 
 
-def run_timed(argv: Sequence[str], *, cwd: Path | None = None) -> tuple[float, float, int, int]:
-    """Run `argv` with stdout and stderr to /dev/null: (wall seconds, CPU seconds, peak RSS in bytes, exit
-    code). CPU is `os.wait4`'s rusage (children it waited for are included by the kernel). Peak RSS is
-    the larger of `ru_maxrss` (the largest single process of the tree) and the highest sum of VmRSS over
-    the process and all its descendants, sampled every 20 ms while it runs: a command that works in
-    several processes (`--jobs`, `load`'s verifying worker) is charged for all of them (shared pages
-    count once per process, so the sum is an upper bound)."""
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
-    tree_peak = 0
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        tree_peak = max(tree_peak, tree_rss(process.pid))
-        time.sleep(TREE_SAMPLE_SECONDS)
-    elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)  # already reaped: keep Popen from waiting again
-    return (
-        elapsed,
-        usage.ru_utime + usage.ru_stime,
-        max(usage.ru_maxrss * 1024, tree_peak),
-        process.returncode,
-    )
+LAUNCHER: Final = Path(__file__).resolve().parent / "launch.py"
+
+
+@dataclass
+class Timed:
+    elapsed: float  # wall seconds, spawn to exit
+    cpu: float  # user + system seconds of the process and the children it waited for
+    peak_rss: int  # bytes
+    code: int
+    bounded: bool  # the peak was no more than the launcher's own: `peak_rss` is an upper bound
+
+
+def run_timed(argv: Sequence[str], *, cwd: Path | None = None) -> Timed:
+    """Run `argv` with stdout and stderr to /dev/null, spawned by bench/launch.py (a small process, so the
+    command's ru_maxrss is its own: Linux charges a spawned process with its spawner's RSS). Wall and CPU
+    time are the launcher's measure of the command (`os.wait4`: children it waited for are included). Peak
+    RSS is the larger of `ru_maxrss` (the largest single process of the tree) and the highest sum of VmRSS
+    over the process and all its descendants, sampled every 20 ms while it runs: a command that works in
+    several processes (`--jobs`, `load`'s verifying worker) is charged for all of them (shared pages count
+    once per process, so the sum is an upper bound). A command that never grew past the launcher's own
+    high-water mark (a few MiB) is reported at that mark, `bounded`."""
+    read_end, write_end = os.pipe()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-S", str(LAUNCHER), str(write_end), *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=cwd,
+            pass_fds=(write_end,),
+        )
+    finally:
+        os.close(write_end)
+    with os.fdopen(read_end, "rb") as channel:
+        first = channel.readline()
+        tree_peak = 0
+        while process.poll() is None:
+            if first:
+                tree_peak = max(tree_peak, tree_rss(int(first)))
+            time.sleep(TREE_SAMPLE_SECONDS)
+        result = channel.readline().split()
+    if not first or len(result) != 5:
+        raise RuntimeError(f"could not run {' '.join(argv)} (launcher exit {process.returncode})")
+    elapsed, cpu, maxrss_kib, floor_kib, code = result
+    bounded = int(maxrss_kib) <= int(floor_kib) and tree_peak <= int(floor_kib) * 1024
+    peak = max(int(maxrss_kib) * 1024, tree_peak)
+    return Timed(float(elapsed), float(cpu), peak, int(code), bounded)
 
 
 def tree_rss(root: int) -> int:
@@ -296,12 +321,14 @@ def measure(scenario: Scenario, root: Path, repeat: int, jobs: bool, say: Callab
         table = commands(scenario, root, scratch, jobs)
         for attempt in range(repeat):
             for name, make in table.items():
-                elapsed, cpu, rss, code = run_timed(make(attempt), cwd=scratch)
+                timed = run_timed(make(attempt), cwd=scratch)
                 result = scenario.results.setdefault(name, Measurement())
-                result.times.append(elapsed)
-                result.cpu.append(cpu)
-                result.peak_rss = max(result.peak_rss, rss)
-                result.exit_codes.add(code)
+                result.times.append(timed.elapsed)
+                result.cpu.append(timed.cpu)
+                # a peak above the launcher's own is real and larger than any bounded one
+                result.bounded = timed.bounded and (result.bounded or len(result.times) == 1)
+                result.peak_rss = max(result.peak_rss, timed.peak_rss)
+                result.exit_codes.add(timed.code)
                 for leftover in scratch.glob("*.duckdb*"):
                     leftover.unlink()
             say(f"  {scenario.name}: repetition {attempt + 1}/{repeat} done")
@@ -373,7 +400,8 @@ def scenario_table(scenario: Scenario) -> list[str]:
         codes = ",".join(str(code) for code in sorted(result.exit_codes))
         lines.append(
             f"| `{name}` | {_number(scenario.throughput(name))} | {result.best:.3f} | {result.median:.3f} | "
-            f"{min(result.cpu):.3f} | {result.peak_rss / MIB:.0f} | {_number(scenario.ratio(name), 2)} | "
+            f"{min(result.cpu):.3f} | {'≤ ' if result.bounded else ''}{result.peak_rss / MIB:.0f} | "
+            f"{_number(scenario.ratio(name), 2)} | "
             f"{codes} |"
         )
     return [*lines, ""]
@@ -521,7 +549,10 @@ def render(scenarios: list[Scenario], repeat: int, quick: bool, argv: Sequence[s
         "machine; DuckDB's exceeds its wall time when it uses several cores), "
         "peak RSS = the highest of `ru_maxrss` (`os.wait4`) and the summed VmRSS of the command's process "
         "and all its descendants, sampled every 20 ms (a command working in several processes is charged "
-        "for all of them; shared pages count once per process). Every command pays its "
+        "for all of them; shared pages count once per process); every command is spawned by a small "
+        "launcher (`bench/launch.py`), because Linux starts a spawned process's `ru_maxrss` at its "
+        "spawner's RSS, and a peak shown as \"≤ N\" never rose above the launcher's own N MiB. Every "
+        "command pays its "
         "own start-up (Python + imports for sessaudit and the DuckDB reference; the `start-up:` rows of the "
         "single-session tables show it), as a user's would. DuckDB uses all cores; `sessaudit verify` runs "
         "with `--jobs 1` (one process), the `--jobs 2` row with two; `load` with its default `--jobs`.",

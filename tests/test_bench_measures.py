@@ -1,5 +1,6 @@
-"""bench/memory.py, the memory profile's probe: each object is charged once, to the first structure that
-reaches it, and the verifier's state is read from a real verification."""
+"""The benchmark's measures: bench/run.py's `run_timed` reports a command's own peak RSS (not the benchmark's,
+which Linux would charge it with), and bench/memory.py, the memory profile's probe, charges each object
+once, to the first structure that reaches it, reading the verifier's state from a real verification."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 from tests.formats.tiny_agent.test_memory import dense_session
 
@@ -24,6 +27,7 @@ def _load(name: str) -> ModuleType:
 
 
 memory = _load("memory")
+run = _load("run")
 
 
 class _Slotted:
@@ -71,3 +75,28 @@ def test_the_state_probe_reads_what_the_verifier_holds(tmp_path: Path) -> None:
     assert probe["rss_peak"] >= probe["rss_before"] > 0
     table = "\n".join(memory.state_table(probe, "A test session"))
     assert f"{probe['ids']:,} ids in the namespace" in table
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB and /proc: Linux")
+def test_a_small_command_is_not_charged_with_the_benchmarks_own_memory() -> None:
+    ballast = bytearray(160 << 20)
+    for offset in range(0, len(ballast), 4096):
+        ballast[offset] = 1  # resident: a command spawned from here directly would show ≥ 160 MiB
+    timed = run.run_timed(["true"])
+    assert timed.code == 0
+    assert timed.peak_rss < 40 << 20 and timed.bounded  # at most the launcher's own high-water mark
+    assert 0 <= timed.cpu <= timed.elapsed + 0.05
+    del ballast
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB and /proc: Linux")
+def test_a_command_shows_its_own_peak_and_exit_code() -> None:
+    grow = "import sys; block = bytearray(96 << 20); block[::4096] = b'x' * len(block[::4096]); sys.exit(3)"
+    timed = run.run_timed([sys.executable, "-c", grow])
+    assert timed.code == 3
+    assert 96 << 20 <= timed.peak_rss < 160 << 20 and not timed.bounded
+
+
+def test_a_command_that_cannot_start_is_an_error() -> None:
+    with pytest.raises(RuntimeError, match="could not run"):
+        run.run_timed(["/nonexistent/sessaudit-bench-command"])

@@ -8,18 +8,14 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
-
 from sessaudit.fingerprints import FINGERPRINT_KEY, finding_uri, fingerprint
 from sessaudit.model import Finding
 from sessaudit.outputsafety import json_safe
-from sessaudit.resources import load_schema
+from sessaudit.resources import best_schema_error, schema_validator
 from sessaudit.rules import finding
 from sessaudit.userfiles import UserFileError, describe_schema_error, error_pointer, read_json_file
 
@@ -75,7 +71,7 @@ def parse_baseline(document: Any, *, source: str = "<baseline>") -> Baseline:
     if not _plainly_valid(document):  # the schema is the authority; it also locates the problem
         errors = list(_validator().iter_errors(document))
         if errors:
-            chosen = best_match(errors)
+            chosen = best_schema_error(errors)
             assert chosen is not None
             raise BaselineFileError(source, error_pointer(chosen), describe_schema_error(chosen))
     entries: list[BaselineEntry] = []
@@ -103,9 +99,8 @@ def parse_baseline(document: Any, *, source: str = "<baseline>") -> Baseline:
     return Baseline(source=source, entries=tuple(entries))
 
 
-@cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(load_schema(SCHEMA_FILE))
+def _validator() -> Any:
+    return schema_validator(SCHEMA_FILE)
 
 
 _DOCUMENT_KEYS: Final = frozenset({"schema", "fingerprint", "findings"})

@@ -10,7 +10,7 @@ import traceback
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -30,10 +30,7 @@ from sessaudit.cli_limits import (
 from sessaudit.cli_warehouse import internal_message, load, query
 from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
-from sessaudit.formats.half_pi.claims import Claim, ClaimsFileError, load_claims
 from sessaudit.formats.interface import VerifyOptions
-from sessaudit.formats.rivumi.forkseed import directory_fork_seed
-from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
 from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
 from sessaudit.parallel import default_jobs
@@ -48,6 +45,9 @@ from sessaudit.rules import RULES, find_rule
 from sessaudit.seedfiles import SeedClash
 from sessaudit.seeds import report_seeds, seed_document, write_report_seeds
 from sessaudit.verdicts import Severity
+
+if TYPE_CHECKING:
+    from sessaudit.formats.half_pi.claims import Claim
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -336,6 +336,10 @@ def _resolve_policy(
 def _load_claims(path: Path | None) -> list[Claim]:
     if path is None:
         return []
+    # imported here, like the Rivumi modules below: Half-Pi's and Rivumi's code (and jsonschema, pydantic
+    # models) is loaded when a source or a flag needs it, not at every start
+    from sessaudit.formats.half_pi.claims import ClaimsFileError, load_claims
+
     try:
         return load_claims(path)
     except ClaimsFileError as error:
@@ -425,6 +429,9 @@ def _native_seed(path: str, run: str | None, sequence: int | None) -> int:
     Rivumi prints to a UTF-8 stdout whose error handler comes from the locale, like ours (strict, or
     surrogateescape in a C/POSIX/C.UTF-8 locale), so ours decides whether a lone surrogate is printable.
     Where Rivumi would crash (a traceback, exit 1), one line names the crash and the exit status is 1."""
+    from sessaudit.formats.rivumi.forkseed import directory_fork_seed
+    from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
+
     try:
         chosen = choose_rivumi_run(path, run)
     except NativeSeedUnavailable as error:

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import ValidationError, best_match  # type: ignore[import-untyped]
-
 from sessaudit.formats.tiny_agent.digests import sha256_digest
-from sessaudit.resources import load_schema
+from sessaudit.resources import best_schema_error, schema_validator
 from sessaudit.userfiles import (
     UserFileError,
     describe_schema_error,
@@ -131,12 +127,11 @@ def configuration_from_json(document: Any, *, source: str = "<current>") -> Curr
     return loaded
 
 
-@cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(load_schema(SCHEMA_FILE))
+def _validator() -> Any:
+    return schema_validator(SCHEMA_FILE)
 
 
-def _schema_error(source: str, document: Any, errors: list[ValidationError]) -> CurrentFileError:
+def _schema_error(source: str, document: Any, errors: list[Any]) -> CurrentFileError:
     """The most useful error: inside the branch of `oneOf` that the document's shape asks for."""
     branch = 0 if not isinstance(document, dict) or CONFIGURATION_KEYS.intersection(document) else 1
     candidates = [
@@ -146,7 +141,7 @@ def _schema_error(source: str, document: Any, errors: list[ValidationError]) -> 
         if not error.context
         or (sub_error.relative_schema_path and sub_error.relative_schema_path[0] == branch)
     ]
-    chosen = best_match(candidates or errors)
+    chosen = best_schema_error(candidates or errors)
     assert chosen is not None
     return CurrentFileError(source, error_pointer(chosen), describe_schema_error(chosen))
 

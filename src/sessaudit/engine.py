@@ -11,7 +11,6 @@ from typing import BinaryIO
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Format, Problem, discover
 from sessaudit.evidence import Recheck, open_evidence, recheck
-from sessaudit.formats.half_pi.verifier import verify_half_pi
 from sessaudit.formats.interface import (
     DEFAULT_OPTIONS,
     FileRead,
@@ -20,7 +19,6 @@ from sessaudit.formats.interface import (
     VerifyOptions,
     source_sha256,
 )
-from sessaudit.formats.rivumi.verifier import verify_rivumi
 from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
 from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
 from sessaudit.model import FileEvidence, Finding, Report, Source, Summary, Tool
@@ -37,6 +35,22 @@ PathVerifier = Callable[[str, str, VerifyOptions], SourceOutcome]
 FILE_VERIFIERS: dict[Format, FileVerifier] = {
     Format.TINY_AGENT: verify_tiny_agent_file,
 }
+
+
+def verify_rivumi(path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
+    """formats.rivumi.verifier's, imported when a Rivumi source is first verified (not at every start)."""
+    from sessaudit.formats.rivumi.verifier import verify_rivumi as verify
+
+    return verify(path, real_path, options)
+
+
+def verify_half_pi(path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
+    """formats.half_pi.verifier's, imported when a Half-Pi source is first verified (not at every start)."""
+    from sessaudit.formats.half_pi.verifier import verify_half_pi as verify
+
+    return verify(path, real_path, options)
+
+
 # Formats verified from several files the verifier reads itself (read-only, no locks): a Rivumi run
 # directory; a Half-Pi store with its -wal and -shm, copied before SQLite opens it.
 PATH_VERIFIERS: dict[Format, PathVerifier] = {

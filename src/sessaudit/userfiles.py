@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final
-
-from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
+from typing import TYPE_CHECKING, Any, Final
 
 from sessaudit.strictjson import LineProblem, loads_strict
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
 _LONGEST_REASON: Final = 300
 

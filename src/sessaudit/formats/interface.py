@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from sessaudit.current import CurrentSource
-from sessaudit.formats.half_pi.claims import Claim
 from sessaudit.framing import Line
 from sessaudit.limits import DEFAULT_LIMITS, Limits
 from sessaudit.model import Finding, Session
+
+if TYPE_CHECKING:  # annotations only: both import jsonschema, which a plain verify never needs
+    from sessaudit.current import CurrentSource
+    from sessaudit.formats.half_pi.claims import Claim
 
 
 @dataclass(slots=True)

@@ -420,38 +420,87 @@ def _largest_single(scenarios: list[Scenario]) -> Scenario | None:
     return max(singles, key=lambda scenario: scenario.size) if singles else None
 
 
-def linearity(singles: list[Scenario]) -> Target:
+def _linear_trio(singles: list[Scenario]) -> tuple[Scenario, Scenario, Scenario | None] | None:
+    """The pair of single sessions 10x apart the target is judged on (the largest such pair), and the
+    session whose verify is the fixed cost: the smallest, when it is at most 1/50 of the pair's smaller
+    one (1 MB for 100 MB), else None (the `--help` start-up row is used)."""
+    pairs = [(small, big) for small in singles for big in singles if 9 <= big.size / small.size <= 11]
+    if not pairs:
+        return None
+    small, big = max(pairs, key=lambda pair: pair[1].size)
+    smallest = min(singles, key=lambda scenario: scenario.size)
+    return small, big, smallest if smallest.size * 50 <= small.size else None
+
+
+def linearity_rounds(
+    singles: list[Scenario], roots: dict[str, Path], repeat: int, jobs: bool, say: Callable[[str], None]
+) -> list[tuple[float, float, float]]:
+    """`repeat` rounds of (fixed-cost session, smaller, larger) verify wall times, run one after the other:
+    a slow spell of a shared machine then weighs on both sizes of a round, not on one size's runs only
+    (their scenarios run minutes apart)."""
+    trio = _linear_trio(singles)
+    if trio is None or trio[2] is None:
+        return []
+    small, big, fixed = trio[0], trio[1], trio[2]
+    rounds = []
+    with tempfile.TemporaryDirectory(prefix="sessaudit-bench-") as temporary:
+        argv = {
+            s.name: commands(s, roots[s.name], Path(temporary), jobs)[VERIFY](0) for s in (fixed, small, big)
+        }
+        for attempt in range(repeat):
+            times = tuple(run_timed(argv[s.name]).elapsed for s in (fixed, small, big))
+            rounds.append((times[0], times[1], times[2]))
+            say(f"  linearity: round {attempt + 1}/{repeat} done")
+    return rounds
+
+
+def linearity(singles: list[Scenario], rounds: Sequence[tuple[float, float, float]] = ()) -> Target:
     """verify's time ratio between the largest pair of single sessions 10x apart, measured without its
     fixed cost (the stricter reading: a fixed cost is the same at both sizes and would flatter the ratio).
 
-    The fixed cost is the whole `verify` of the smallest session when it is at most 1/50 of the pair's
-    smaller one (1 MB for 100 MB: start-up, imports, the report), else the `--help` start-up row. `--help`
-    is the worse estimate: it renders rich's help and skips the verify path's imports, and it measured
-    slower than verifying 1 MB (0.51 against 0.47 s), which shrank the 100 MB net time and inflated the
-    ratio. Subtracting the 1 MB session's own work too errs the other way only by about 1 % of the ratio."""
+    With `rounds` (linearity_rounds) the ratio is the median of the rounds' ratios; without, the best times
+    of the two scenarios. The fixed cost is the whole `verify` of the smallest session when it is at most
+    1/50 of the pair's smaller one (1 MB for 100 MB: start-up, imports, the report), else the `--help`
+    start-up row. `--help` is the worse estimate: it renders rich's help and skips the verify path's
+    imports, and it measured slower than verifying 1 MB (0.51 against 0.47 s), which shrank the 100 MB net
+    time and inflated the ratio. Subtracting the 1 MB session's own work too errs the other way only by
+    about 1 % of the ratio."""
     name = "linear: 10x input -> <= 11x verify time (100 MB vs 1 GB)"
-    pairs = [(small, big) for small in singles for big in singles if 9 <= big.size / small.size <= 11]
-    if not pairs:
+    trio = _linear_trio(singles)
+    if trio is None:
         return Target(name, "not run", None)
-    small, big = max(pairs, key=lambda pair: pair[1].size)
-    raw = big.results[VERIFY].best / small.results[VERIFY].best
+    small, big, smallest = trio
     factor = big.bytes / small.bytes
     label = f"{corpus_module.format_size(small.size)} -> {corpus_module.format_size(big.size)}"
     official = small.size == 10**8 and big.size == 10**9
-    smallest = min(singles, key=lambda scenario: scenario.size)
-    if smallest.size * 50 <= small.size:
-        fixed = smallest.results[VERIFY].best
-        fixed_label = f"the {corpus_module.format_size(smallest.size)} verify"
+    if rounds:
+        fixed_label = f"the {corpus_module.format_size(smallest.size)} verify" if smallest else "start-up"
+        raw = statistics.median(b / s for _, s, b in rounds)
+        if any(s - f < 0.5 * s for f, s, _ in rounds):
+            return Target(
+                name, f"{raw:.2f}x time (start-up dominates) for {factor:.2f}x bytes ({label})", None
+            )
+        net = statistics.median((b - f) / (s - f) for f, s, b in rounds)
+        fixed = statistics.median(f for f, _, _ in rounds)
+        how = f"median of {len(rounds)} rounds, each verifying the three sizes one after the other"
     else:
-        fixed, fixed_label = small.results[STARTUP].best, "start-up"
-    small_net, big_net = (s.results[VERIFY].best - fixed for s in (small, big))
-    if small_net < 0.5 * small.results[VERIFY].best:  # the fixed cost is most of it: the net ratio is noise
-        return Target(name, f"{raw:.2f}x time (start-up dominates) for {factor:.2f}x bytes ({label})", None)
-    net = big_net / small_net
+        raw = big.results[VERIFY].best / small.results[VERIFY].best
+        if smallest is not None:
+            fixed = smallest.results[VERIFY].best
+            fixed_label = f"the {corpus_module.format_size(smallest.size)} verify"
+        else:
+            fixed, fixed_label = small.results[STARTUP].best, "start-up"
+        small_net, big_net = (s.results[VERIFY].best - fixed for s in (small, big))
+        if small_net < 0.5 * small.results[VERIFY].best:  # the fixed cost is most of it: the ratio is noise
+            return Target(
+                name, f"{raw:.2f}x time (start-up dominates) for {factor:.2f}x bytes ({label})", None
+            )
+        net = big_net / small_net
+        how = "best times of the scenarios"
     return Target(
         name,
         f"{net:.2f}x time without the fixed cost ({fixed_label}, {fixed:.2f} s; {raw:.2f}x with it) "
-        f"for {factor:.2f}x bytes ({label})",
+        f"for {factor:.2f}x bytes ({label}; {how})",
         net <= 1.1 * factor if official else None,
     )
 
@@ -513,7 +562,7 @@ def _rss_bound(command: str, singles: list[Scenario], rate: float | None) -> str
     return "; ".join(parts) + " (what it is made of: bench/PROFILE.md)" if parts else ""
 
 
-def targets(scenarios: list[Scenario]) -> list[Target]:
+def targets(scenarios: list[Scenario], rounds: Sequence[tuple[float, float, float]] = ()) -> list[Target]:
     found: list[Target] = []
     largest = _largest_single(scenarios)
     name = "one 1 GB tiny-agent session: verify >= 0.5x DuckDB parse-only"
@@ -542,7 +591,7 @@ def targets(scenarios: list[Scenario]) -> list[Target]:
     singles = sorted(
         (s for s in scenarios if s.name.startswith("single") and VERIFY in s.results), key=lambda s: s.size
     )
-    found.append(linearity(singles))
+    found.append(linearity(singles, rounds))
     dense = [s for s in scenarios if s.name.startswith("dense")]
     for command in (VERIFY, LOAD):
         peaks = [(s, s.results[command].peak_rss) for s in singles if command in s.results]
@@ -586,7 +635,13 @@ def targets(scenarios: list[Scenario]) -> list[Target]:
     return found
 
 
-def render(scenarios: list[Scenario], repeat: int, quick: bool, argv: Sequence[str]) -> str:
+def render(
+    scenarios: list[Scenario],
+    repeat: int,
+    quick: bool,
+    argv: Sequence[str],
+    rounds: Sequence[tuple[float, float, float]] = (),
+) -> str:
     lines = [
         "# Benchmark results" + (" (--quick)" if quick else ""),
         "",
@@ -613,9 +668,19 @@ def render(scenarios: list[Scenario], repeat: int, quick: bool, argv: Sequence[s
         "| target | measured | status | what bounds it (this run) |",
         "|---|---|---|---|",
     ]
-    for target in targets(scenarios):
+    for target in targets(scenarios, rounds):
         status = {True: "met", False: "**not met**", None: "not measured at full size"}[target.met]
         lines.append(f"| {target.name} | {target.measured} | {status} | {target.bound} |")
+    trio = _linear_trio([s for s in scenarios if s.name.startswith("single") and VERIFY in s.results])
+    if rounds and trio is not None and trio[2] is not None:
+        small, big, fixed = trio[0], trio[1], trio[2]
+        sizes = " / ".join(corpus_module.format_size(s.size) for s in (fixed, small, big))
+        lines += [
+            "",
+            f"Linearity rounds (`sessaudit verify` wall seconds, {sizes}, one after the other): "
+            + "; ".join(" / ".join(f"{value:.2f}" for value in times) for times in rounds)
+            + ".",
+        ]
     lines += [
         "",
         "Where the time goes (cProfile of `verify` and `load` on the 100 MB session) and what their peak RSS "
@@ -698,15 +763,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     scenarios = build_scenarios(arguments, defaults)
     jobs = has_verify_jobs()
+    roots = {}
     for scenario in scenarios:
-        root = ensure_corpus(arguments.corpus_dir, scenario, arguments.seed, say)
+        root = roots[scenario.name] = ensure_corpus(arguments.corpus_dir, scenario, arguments.seed, say)
         say(f"{scenario.name}: {scenario.sources} source(s), {scenario.bytes / 1e6:.1f} MB")
         measure(scenario, root, repeat, jobs, say)
         print("\n".join(scenario_table(scenario)), flush=True)
-    text = render(scenarios, repeat, arguments.quick, argv)
+    singles = [s for s in scenarios if s.name.startswith("single")]
+    rounds = linearity_rounds(singles, roots, repeat, jobs, say)
+    text = render(scenarios, repeat, arguments.quick, argv, rounds)
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(text + "\n", encoding="utf-8")
-    for target in targets(scenarios):
+    for target in targets(scenarios, rounds):
         status = {True: "met", False: "NOT MET", None: "not measured at full size"}[target.met]
         print(f"{target.name}: {target.measured} -- {status}")
     say(f"wrote {results_path} ({time.perf_counter() - started:.0f} s in all)")

@@ -3,7 +3,8 @@ tiny-agent verifier holds at the end of a session, structure by structure. bench
 bench/PROFILE.md (the memory targets' profile, beside cProfile's for time).
 
     python bench/memory.py state SESSION.jsonl     # one probe, in its own process: JSON on stdout
-    python bench/memory.py warehouse DB.duckdb     # open (create) a warehouse, then exit
+    python bench/memory.py imports [MODULE...]     # import them; this process's memory as JSON
+    python bench/memory.py warehouse DB.duckdb     # also open (create) a warehouse; the same JSON
 
 The state probe verifies the session in process and walks the reducer's structures with `sys.getsizeof`,
 charging every object to the first structure that reaches it (the order is `STATE_PARTS`'), so the
@@ -11,6 +12,7 @@ namespace's share is what only the namespace holds: its dict table and the ids n
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import resource
@@ -80,6 +82,21 @@ def deep_sizes(parts: Sequence[tuple[str, Sequence[Any]]]) -> list[tuple[str, in
             pending.extend(_children(value))
         sizes.append((name, total))
     return sizes
+
+
+def own_memory() -> dict[str, int]:
+    """This process's peak RSS (VmHWM, its own address space's: not inflated by its spawner), and its
+    resident memory now split into anonymous (private: the heap) and file-backed pages (shared libraries
+    and other mapped files: shared with every process mapping them, and dropped first under pressure;
+    how many are resident depends on the page cache, so that part of an RSS varies from run to run)."""
+    fields = {"VmHWM:": "peak", "RssAnon:": "anonymous", "RssFile:": "file", "RssShmem:": "shared"}
+    found = {}
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            key = line.split(maxsplit=1)[0] if line.strip() else ""
+            if key in fields:
+                found[fields[key]] = int(line.split()[1]) * 1024
+    return found
 
 
 def _rss_now() -> int:
@@ -169,6 +186,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(arguments) == 2 and arguments[0] == "state":
         print(json.dumps(state_probe(arguments[1])))
         return 0
+    if arguments[:1] == ["imports"]:
+        for name in arguments[1:]:
+            importlib.import_module(name)
+        print(json.dumps(own_memory()))
+        return 0
     if len(arguments) == 2 and arguments[0] == "warehouse":
         from sessaudit.warehouse.loader import open_database
         from sessaudit.warehouse.schema import create_schema
@@ -176,6 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         connection = open_database(Path(arguments[1]))
         try:
             create_schema(connection)
+            print(json.dumps(own_memory()))  # while it is open
         finally:
             connection.close()
         return 0

@@ -13,6 +13,7 @@ fixed part in a fresh process, and the verifier's state at the end of the sessio
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pstats
 import subprocess
@@ -95,33 +96,49 @@ def _peak_mib(argv: list[str]) -> str:
 def _memory(session: str, dense: str, dense_label: str, scratch: str) -> list[str]:
     python = sys.executable
     database = os.path.join(scratch, "m.duckdb")
+    probe = [python, str(BENCH / "memory.py")]
     fixed = [
-        ("the interpreter alone (`python -c pass`)", [python, "-c", "pass"]),
-        ("`import sessaudit.cli` (every command)", [python, "-c", "import sessaudit.cli"]),
-        ("`import duckdb`", [python, "-c", "import duckdb"]),
-        ("`import pyarrow`", [python, "-c", "import pyarrow"]),
+        ("the interpreter (and the probe's own stdlib imports)", [*probe, "imports"]),
+        ("`import sessaudit.cli` (every command)", [*probe, "imports", "sessaudit.cli"]),
+        ("`import duckdb`", [*probe, "imports", "duckdb"]),
+        ("`import pyarrow`", [*probe, "imports", "pyarrow"]),
         (
             "`import sessaudit.warehouse.loader` (load's imports)",
-            [python, "-c", "import sessaudit.warehouse.loader"],
+            [*probe, "imports", "sessaudit.warehouse.loader"],
         ),
-        (
-            "the above and an open warehouse with its tables",
-            [python, str(BENCH / "memory.py"), "warehouse", database],
-        ),
+        ("the above and an open warehouse with its tables", [*probe, "warehouse", database]),
     ]
     lines = [
         "## Peak memory",
         "",
-        "Peak RSS of each command in its own process (bench/run.py's measure: a process tree is charged for "
-        "all its processes).",
+        "What a process holds before it reads any evidence, each in a fresh process that reports its own "
+        "memory (`bench/memory.py imports`): its peak RSS, and what is resident at the end, anonymous "
+        "(private: the heap) or file-backed (shared libraries' pages: shared with every process that maps "
+        "them, dropped first under memory pressure; how many are resident depends on the page cache, so "
+        "this part of any RSS varies between runs and machines).",
         "",
-        "| what runs | peak RSS MiB |",
-        "|---|---:|",
+        "| what runs | peak RSS MiB | anonymous MiB | file-backed MiB |",
+        "|---|---:|---:|---:|",
     ]
     for title, argv_ in fixed:
-        lines.append(f"| {title} | {_peak_mib(argv_)} |")
         Path(database).unlink(missing_ok=True)
+        completed = subprocess.run(argv_, capture_output=True, text=True, check=True)
+        memory = json.loads(completed.stdout.strip().splitlines()[-1])
+        mib = memory_module.MIB
+        lines.append(
+            f"| {title} | {memory['peak'] / mib:.0f} | {memory['anonymous'] / mib:.0f} | "
+            f"{memory['file'] / mib:.0f} |"
+        )
+    Path(database).unlink(missing_ok=True)
     label = f"the {corpus_module.format_size(os.path.getsize(session))} session"
+    lines += [
+        "",
+        "The commands on the profiled session (bench/run.py's measure: a process tree is charged for all its "
+        "processes):",
+        "",
+        "| command | peak RSS MiB |",
+        "|---|---:|",
+    ]
     verify = ["sessaudit", "verify", "--format", "json", "--quiet", "--jobs", "1"]
     lines.append(f"| `sessaudit verify --jobs 1`, {label} | {_peak_mib([*verify, session])} |")
     for jobs in ("1", "2"):

@@ -100,3 +100,17 @@ def test_a_command_shows_its_own_peak_and_exit_code() -> None:
 def test_a_command_that_cannot_start_is_an_error() -> None:
     with pytest.raises(RuntimeError, match="could not run"):
         run.run_timed(["/nonexistent/sessaudit-bench-command"])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/status: Linux")
+def test_a_process_reports_its_own_memory_split_into_anonymous_and_file_backed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert memory.main(["imports", "json"]) == 0
+    reported = json.loads(capsys.readouterr().out)
+    assert reported["peak"] >= reported["anonymous"] > 0 and reported["file"] > 0
+    ballast = bytearray(64 << 20)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # resident, anonymous
+    grown = memory.own_memory()
+    assert grown["anonymous"] - reported["anonymous"] >= 60 << 20
+    del ballast

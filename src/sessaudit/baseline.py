@@ -69,7 +69,7 @@ def load_baseline(path: Path, *, source: str | None = None) -> Baseline:
 def parse_baseline(document: Any, *, source: str = "<baseline>") -> Baseline:
     """Validate an already parsed baseline document; raise BaselineFileError."""
     if not _plainly_valid(document):  # the schema is the authority; it also locates the problem
-        errors = list(_validator().iter_errors(document))
+        errors = list(schema_validator(SCHEMA_FILE).iter_errors(document))
         if errors:
             chosen = best_schema_error(errors)
             assert chosen is not None
@@ -97,10 +97,6 @@ def parse_baseline(document: Any, *, source: str = "<baseline>") -> Baseline:
             )
         )
     return Baseline(source=source, entries=tuple(entries))
-
-
-def _validator() -> Any:
-    return schema_validator(SCHEMA_FILE)
 
 
 _DOCUMENT_KEYS: Final = frozenset({"schema", "fingerprint", "findings"})

@@ -104,7 +104,7 @@ def load_current(path: Path) -> CurrentSource:
 
 def parse_current(document: Any, *, source: str = "<current>") -> CurrentSource:
     """Validate an already parsed `--current` document (either shape); raise CurrentFileError."""
-    errors = list(_validator().iter_errors(document))
+    errors = list(schema_validator(SCHEMA_FILE).iter_errors(document))
     if errors:
         raise _schema_error(source, document, errors)
     if isinstance(document, dict) and CONFIGURATION_KEYS.intersection(document):
@@ -125,10 +125,6 @@ def configuration_from_json(document: Any, *, source: str = "<current>") -> Curr
     loaded = parse_current(document, source=source).default
     assert loaded is not None
     return loaded
-
-
-def _validator() -> Any:
-    return schema_validator(SCHEMA_FILE)
 
 
 def _schema_error(source: str, document: Any, errors: list[Any]) -> CurrentFileError:

@@ -14,10 +14,7 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
-from functools import cache
 from typing import Any, Final
-
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from sessaudit.formats.half_pi.checks_history_base import (
     CREDENTIAL_SHAPE,
@@ -30,7 +27,7 @@ from sessaudit.formats.half_pi.checks_history_base import (
 from sessaudit.formats.half_pi.generation import SchemaGeneration
 from sessaudit.formats.half_pi.gojson import GoJSONError, decode, marshal
 from sessaudit.formats.half_pi.sqlchecks import Violation
-from sessaudit.resources import load_schema
+from sessaudit.resources import schema_validator
 
 LABEL: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SECRET: Final = re.compile(r"[0-9a-f]{32}")
@@ -185,7 +182,7 @@ def _scope_problems(text: Any) -> Iterator[str]:
         scopes = decode(scopes_text) if scopes_text is not None else None
     except GoJSONError:
         scopes = None  # not an array: the schema says so below
-    errors = list(_scopes_validator().iter_errors(scopes))
+    errors = list(schema_validator(SCOPES_SCHEMA).iter_errors(scopes))
     failed = {str(error.validator) for error in errors}
     if "type" in failed or not isinstance(scopes, list):  # the second for mypy: the schema decided
         yield "its scopes are not a JSON array of scope names"
@@ -200,8 +197,3 @@ def _scope_problems(text: Any) -> Iterator[str]:
     # the schema's uniqueItems, and what no schema can say (sorted, Go's bytes): the canonical text
     if marshal(sorted(set(scopes))) != scopes_text:
         yield "its scopes are not Go's sorted, deduplicated JSON array"
-
-
-@cache
-def _scopes_validator() -> Draft202012Validator:
-    return Draft202012Validator(load_schema(SCOPES_SCHEMA))

@@ -11,11 +11,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from itertools import groupby
 from typing import Any, Final
-
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from sessaudit.formats.half_pi import digests
 from sessaudit.formats.half_pi.checks_history_base import (
@@ -31,7 +28,7 @@ from sessaudit.formats.half_pi.checks_history_base import (
 from sessaudit.formats.half_pi.generation import SchemaGeneration
 from sessaudit.formats.half_pi.gojson import GoJSONError, Number, Struct, decode, marshal
 from sessaudit.formats.half_pi.sqlchecks import Violation
-from sessaudit.resources import load_schema
+from sessaudit.resources import schema_validator
 
 ROLES: Final = frozenset({"system", "user", "assistant", "tool"})
 NO_CALLS: Final = frozenset({"", "null"})
@@ -98,7 +95,7 @@ def parse_tool_calls(text: str) -> tuple[list[tuple[str, str, str]], str | None]
 
 def _tool_calls_problem(value: Any) -> str | None:
     """The schema's verdict on parsed tool calls, in words: the first call that breaks it, by position."""
-    errors = list(_tool_calls_validator().iter_errors(value))
+    errors = list(schema_validator(TOOL_CALLS_SCHEMA).iter_errors(value))
     if not errors:
         return None
     if any(not error.path for error in errors):
@@ -108,11 +105,6 @@ def _tool_calls_problem(value: Any) -> str | None:
     if any(len(error.path) == 1 for error in errors if error.path[0] == first):
         return "a tool call is not an object with exactly the keys ID, Name and Args"
     return "a tool call's ID, Name or Args is not a string"
-
-
-@cache
-def _tool_calls_validator() -> Draft202012Validator:
-    return Draft202012Validator(load_schema(TOOL_CALLS_SCHEMA))
 
 
 def message_violations(connection: sqlite3.Connection, generation: SchemaGeneration) -> list[Violation]:

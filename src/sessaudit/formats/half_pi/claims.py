@@ -9,16 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import ValidationError, best_match  # type: ignore[import-untyped]
+from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
 from sessaudit.formats.half_pi.digests import local_approval_digest, remote_approval_digest
 from sessaudit.formats.half_pi.gojson import GoJSONError
-from sessaudit.resources import load_schema
+from sessaudit.resources import best_schema_error, schema_validator
 from sessaudit.userfiles import (
     UserFileError,
     describe_schema_error,
@@ -71,9 +69,9 @@ def load_claims(path: Path) -> list[Claim]:
 
 def parse_claims(document: Any, *, source: str = "<claims>") -> list[Claim]:
     """Validate an already parsed claims document; raise ClaimsFileError."""
-    errors = list(_validator().iter_errors(document))
+    errors = list(schema_validator(SCHEMA_FILE).iter_errors(document))
     if errors:
-        chosen = best_match(errors)
+        chosen = best_schema_error(errors)
         assert chosen is not None
         raise ClaimsFileError(source, error_pointer(chosen), _describe(chosen))
     claims: list[Claim] = []
@@ -114,11 +112,6 @@ def match_claim(claim: Claim, stored_digest: str) -> ClaimAnswer:
     return ClaimAnswer(
         claim=claim, matches=claimed == stored_digest, claimed_digest=claimed, stored_digest=stored_digest
     )
-
-
-@cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(load_schema(SCHEMA_FILE))
 
 
 def _describe(error: ValidationError) -> str:

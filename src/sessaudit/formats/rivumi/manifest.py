@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Final
 
-from jsonschema import Draft202012Validator, ValidationError  # type: ignore[import-untyped]
+from jsonschema import ValidationError  # type: ignore[import-untyped]
 
 from sessaudit.formats.rivumi.manifest_fields import TERMINAL_PHASES
 from sessaudit.model import Finding
-from sessaudit.resources import load_schema
+from sessaudit.resources import schema_validator
 from sessaudit.rules import finding
 from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, loads_strict
 
@@ -33,11 +32,6 @@ class JsonArtifact:
     @property
     def valid(self) -> bool:
         return self.document is not None and not self.findings
-
-
-@cache
-def _validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(load_schema(name))
 
 
 def _pointer(error: ValidationError) -> str:
@@ -110,7 +104,7 @@ def check_manifest(path: str, data: bytes | None, *, directory_name: str | None 
         )
         return artifact
     fork = str(manifest.get("run_id", "")).startswith("fork-") and manifest.get("provider_name") == "fork"
-    for error in sorted(_validator(SESSION_SCHEMA).iter_errors(manifest), key=_pointer):
+    for error in sorted(schema_validator(SESSION_SCHEMA).iter_errors(manifest), key=_pointer):
         pointer = _pointer(error)
         if (
             list(error.absolute_path) == ["usage"]
@@ -170,7 +164,7 @@ def check_request(path: str, data: bytes | None, manifest: dict[str, Any] | None
     request = artifact.document
     if request is None:
         return artifact
-    for error in _validator(REQUEST_SCHEMA).iter_errors(request):
+    for error in schema_validator(REQUEST_SCHEMA).iter_errors(request):
         pointer = _pointer(error)
         artifact.findings.append(
             finding("SA536", f"{pointer or '/'}: {_describe(error)}", path=path, pointer=pointer)

@@ -89,7 +89,13 @@ def own_memory() -> dict[str, int]:
     resident memory now split into anonymous (private: the heap) and file-backed pages (shared libraries
     and other mapped files: shared with every process mapping them, and dropped first under pressure;
     how many are resident depends on the page cache, so that part of an RSS varies from run to run)."""
-    fields = {"VmHWM:": "peak", "RssAnon:": "anonymous", "RssFile:": "file", "RssShmem:": "shared"}
+    fields = {
+        "VmHWM:": "peak",
+        "VmRSS:": "rss",
+        "RssAnon:": "anonymous",
+        "RssFile:": "file",
+        "RssShmem:": "shared",
+    }
     found = {}
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
@@ -99,21 +105,13 @@ def own_memory() -> dict[str, int]:
     return found
 
 
-def _rss_now() -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
 def state_probe(path: str) -> dict[str, Any]:
     """Verify one tiny-agent session in this process; what its reducer holds at the end, and this
     process's RSS before and at its peak."""
     from sessaudit.formats.interface import DEFAULT_OPTIONS
     from sessaudit.formats.tiny_agent import verifier
 
-    before = _rss_now()
+    before = own_memory()["rss"]
     size = os.path.getsize(path)
     with open(path, "rb") as stream:
         verification = verifier._Verification(path, path, stream, size, DEFAULT_OPTIONS)

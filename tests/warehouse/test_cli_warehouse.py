@@ -7,7 +7,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from sessaudit.cli import app
 from sessaudit.warehouse import loader
@@ -61,12 +61,18 @@ def test_a_db_that_is_another_file_is_never_opened(tmp_path: Path) -> None:
     assert sorted(path.name for path in tmp_path.iterdir()) == ["session.jsonl"]
 
 
-def test_an_internal_error_is_one_line_and_exit_4(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _load_raising(error: Exception, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
+    """`sessaudit load` when loading raises `error`."""
+
     def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("boom")
+        raise error
 
     monkeypatch.setattr(loader, "load_warehouse", broken)
-    result = runner.invoke(app, ["load", str(tmp_path), "--db", str(tmp_path / "w.duckdb")])
+    return runner.invoke(app, ["load", str(tmp_path), "--db", str(tmp_path / "w.duckdb")])
+
+
+def test_an_internal_error_is_one_line_and_exit_4(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = _load_raising(RuntimeError("boom"), tmp_path, monkeypatch)
     assert result.exit_code == 4
     assert result.stderr.strip().splitlines() == [
         "sessaudit: internal error: RuntimeError: boom (rerun with --debug for details)"
@@ -74,11 +80,8 @@ def test_an_internal_error_is_one_line_and_exit_4(tmp_path: Path, monkeypatch: p
 
 
 def test_a_dead_worker_is_one_line_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(*args: object, **kwargs: object) -> None:
-        raise BrokenProcessPool("A process in the process pool was terminated abruptly")
-
-    monkeypatch.setattr(loader, "load_warehouse", broken)
-    result = runner.invoke(app, ["load", str(tmp_path), "--db", str(tmp_path / "w.duckdb")])
+    error = BrokenProcessPool("A process in the process pool was terminated abruptly")
+    result = _load_raising(error, tmp_path, monkeypatch)
     assert result.exit_code == 4
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("sessaudit: a worker process ended abruptly") and "--jobs 1" in line

@@ -205,6 +205,9 @@ class Run(Frozen):
     kind: RunKind
     state: RunState
     recovery: Recovery | None = None
+    # when the run last wrote, as its own records say (UTC ISO-8601 with milliseconds, `...Z`); None where
+    # the format records no time for it. Relative times ("3 h ago") are the console's, never the JSON's.
+    last_written_at: str | None = None
 
 
 class Session(Frozen):
@@ -259,6 +262,22 @@ class BaselineOutcome(Frozen):
     absent: int
 
 
+class Settings(Frozen):
+    """What decided which findings are shown and what fails the audit: the settings file applied
+    (None with `--no-config` or when none was found) and every selector, severity override, baseline and
+    gate in force, flags and file merged. Selectors are as given (`SA1`, `blank-line`)."""
+
+    config: str | None = None
+    select: list[str] = Field(default_factory=list)  # empty: every rule
+    ignore: list[str] = Field(default_factory=list)
+    severity: dict[str, str] = Field(default_factory=dict)  # selector -> level
+    fail_on: str = "error"
+    fail_on_verdict: list[str] = Field(default_factory=list)
+    fail_on_condition: list[str] = Field(default_factory=list)
+    baseline: str | None = None
+    allow_empty: bool = False
+
+
 class Report(Frozen):
     """The JSON report of CONTRACT §4 (`schemas/report.v1.schema.json`)."""
 
@@ -273,3 +292,4 @@ class Report(Frozen):
     findings: list[Finding]
     summary: Summary
     baseline: BaselineOutcome | None = None  # set only with --baseline
+    settings: Settings = Field(default_factory=Settings)

@@ -183,7 +183,11 @@ def test_config_baseline_is_relative_to_the_config_file(project: Path) -> None:
         ("sessaudit.toml", 'severity = "SA301=error"\n', "sessaudit.toml: severity: expected a table"),
         ("sessaudit.toml", 'fail-on = "sometimes"\n', "sessaudit.toml: fail-on: 'sometimes' is not one of"),
         ("sessaudit.toml", "baseline = 3\n", "sessaudit.toml: baseline: expected a file name"),
-        ("sessaudit.toml", 'fail-on-verdict = "corrupt"\n', "sessaudit.toml: fail-on-verdict: expected an array"),
+        (
+            "sessaudit.toml",
+            'fail-on-verdict = "corrupt"\n',
+            "sessaudit.toml: fail-on-verdict: expected an array",
+        ),
         (
             "sessaudit.toml",
             'fail-on-condition = ["effect-unknown", "lost"]\n',

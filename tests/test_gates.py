@@ -83,7 +83,9 @@ def test_every_condition_of_a_run_counts_not_only_the_first(corpus: Path) -> Non
     recovery = runs[0].recovery.model_copy(update={"conditions": ["effect-unknown", "awaiting-terminal"]})
     changed = session.model_copy(update={"runs": [runs[0].model_copy(update={"recovery": recovery})]})
     both = Report.model_validate(
-        report.model_copy(update={"sources": [source.model_copy(update={"sessions": [changed]})]}).model_dump()
+        report.model_copy(
+            update={"sources": [source.model_copy(update={"sessions": [changed]})]}
+        ).model_dump()
     )
     policy = resolve_policy(fail_on_condition=["awaiting-terminal"], no_config=True)
     assert [line.endswith(": awaiting-terminal") for line in gate_failures(both, policy)] == [True]

@@ -193,7 +193,9 @@ def resolve_policy(
         fail_on_condition=_gate(
             fail_on_condition, config.fail_on_condition, "--fail-on-condition", CONDITION_CHOICES
         ),
-        verdict_origin="--fail-on-verdict" if fail_on_verdict is not None else config.origin("fail-on-verdict"),
+        verdict_origin="--fail-on-verdict"
+        if fail_on_verdict is not None
+        else config.origin("fail-on-verdict"),
         condition_origin=(
             "--fail-on-condition" if fail_on_condition is not None else config.origin("fail-on-condition")
         ),

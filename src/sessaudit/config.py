@@ -6,6 +6,7 @@ import os
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, get_args
 
@@ -151,7 +152,7 @@ def _parse(path: Path, table: str, settings: dict[str, Any]) -> Config:
     if fail_on is not None and fail_on not in FAIL_ON_CHOICES:
         raise fail("fail-on", f"{fail_on!r} is not one of {', '.join(FAIL_ON_CHOICES)}")
     gates = {
-        key: _choices(settings.get(key), choices, lambda reason, key=key: fail(key, reason))
+        key: _choices(settings.get(key), choices, partial(fail, key))
         for key, choices in (("fail-on-verdict", VERDICT_CHOICES), ("fail-on-condition", CONDITION_CHOICES))
     }
     baseline = settings.get("baseline")

@@ -46,7 +46,9 @@ def foreign_reason(database: Path) -> str | None:
 def _expected_size(head: bytes) -> int | None:
     """The file size the newer of the two database headers implies (headers plus its blocks), or None
     when the header is of a layout this check does not know (an older DuckDB: DuckDB decides then)."""
-    headers = [_DATABASE_HEADER.unpack_from(head, offset) for offset in (_BLOCK, 2 * _BLOCK)]
+    headers: list[tuple[int, ...]] = [
+        _DATABASE_HEADER.unpack_from(head, offset) for offset in (_BLOCK, 2 * _BLOCK)
+    ]
     _, _, _, _, count, block = max(headers, key=lambda fields: fields[1])
     if not _SMALLEST_BLOCK <= block <= _LARGEST_BLOCK or block & (block - 1) or count > 1 << 40:
         return None

@@ -199,7 +199,11 @@ def verify(
     config: Annotated[
         Path | None,
         typer.Option(
-            "--config", metavar="FILE", help="Read settings from FILE (sessaudit.toml or pyproject.toml)."
+            "--config",
+            metavar="FILE",
+            help="Read settings from FILE (sessaudit.toml or pyproject.toml). Without it: the nearest one "
+            "from the working directory up to the repository root (a folder holding .git); outside a "
+            "repository, the working directory's only.",
         ),
     ] = None,
     no_config: Annotated[

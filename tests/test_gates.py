@@ -102,3 +102,12 @@ def test_gate_values_are_checked() -> None:
 def test_verify_help_documents_the_gates() -> None:
     text = runner.invoke(app, ["verify", "--help"], env={"COLUMNS": "200"}).stdout
     assert "--fail-on-verdict" in text and "--fail-on-condition" in text
+    assert "repository root" in text  # where --config is looked for without it
+
+
+def test_redact_keeps_the_settings(corpus: Path) -> None:
+    result = run("killed.jsonl", "--redact", "--format", "json", "--fail-on", "never")
+    settings = json.loads(result.stdout)["settings"]
+    assert settings["fail_on"] == "never"  # the user's own values, not log content: never masked
+    gated = run("killed.jsonl", "--redact", "--format", "json", "--fail-on-condition", "effect-unknown")
+    assert json.loads(gated.stdout)["settings"]["fail_on_condition"] == ["effect-unknown"]

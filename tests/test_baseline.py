@@ -333,3 +333,29 @@ def test_the_fast_check_is_never_more_lenient_than_the_schema() -> None:
     lenient = {**document, "findings": [{**document["findings"][0], "count": 2.0}]}
     assert not _plainly_valid(lenient) and schema.is_valid(lenient)
     assert parse_baseline(lenient).entries[0].count == 2
+
+
+def test_every_problem_of_a_baseline_is_reported_at_once() -> None:
+    entry = {"fingerprint": "a" * 64, "count": 1, "rule": "SA106", "name": "x", "path": None, "message": "m"}
+    document = {
+        "schema": "sessaudit/baseline/v1",
+        "fingerprint": "sessauditFinding/v1",
+        "findings": [dict(entry, cont=2), dict(entry, count=0), dict(entry, rule=3)],
+        "comment": "x",
+    }
+    with pytest.raises(BaselineFileError) as caught:
+        parse_baseline(document, source="b.json")
+    assert [pointer for pointer, _ in caught.value.problems] == [
+        "/comment",
+        "/findings/0/cont",
+        "/findings/1/count",
+        "/findings/2/rule",
+    ]
+    repeated = dict(document, findings=[entry, entry, entry])
+    del repeated["comment"]
+    with pytest.raises(BaselineFileError) as again:
+        parse_baseline(repeated, source="b.json")
+    assert [pointer for pointer, _ in again.value.problems] == [
+        "/findings/1/fingerprint",
+        "/findings/2/fingerprint",
+    ]

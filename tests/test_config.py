@@ -47,6 +47,7 @@ def test_sessaudit_toml_in_the_working_directory_is_read(project: Path) -> None:
 
 
 def test_pyproject_table_is_found_in_a_parent_folder(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project / ".git").mkdir()  # inside a repository the search climbs to its root
     (project / "pyproject.toml").write_text(
         '[project]\nname = "x"\n\n[tool.sessaudit]\nfail-on = "warning"\nignore = ["SA1"]\n', encoding="utf-8"
     )
@@ -68,6 +69,57 @@ def test_the_search_stops_at_the_repository_root(project: Path) -> None:
     (repository / "sub").mkdir()
     assert find_config(repository / "sub") is None  # the .git folder ends the search
     assert find_config(project) == Path("sessaudit.toml")
+
+
+def test_outside_a_repository_only_the_working_directory_is_searched(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a settings file in a shared parent (/tmp, a home folder) must never turn a gate green unasked
+    (project / "sessaudit.toml").write_text('ignore = ["SA"]\n', encoding="utf-8")
+    inner = project / "ci" / "job"
+    inner.mkdir(parents=True)
+    assert find_config(inner) is None
+    assert find_config(project) == Path("sessaudit.toml")
+    monkeypatch.chdir(inner)
+    result = runner.invoke(app, ["verify", "../../a.jsonl", "--format", "json"])
+    assert result.exit_code == 1, result.output  # SA106 still fails
+    assert json.loads(result.stdout)["settings"]["config"] is None
+    (project / "pyproject.toml").write_text('[tool.sessaudit]\nignore = ["SA"]\n', encoding="utf-8")
+    assert find_config(inner) is None
+
+
+def test_the_report_names_the_settings_in_force(project: Path) -> None:
+    (project / "sessaudit.toml").write_text(
+        'select = ["SA1", "SA3"]\nignore = ["blank-line"]\nseverity = { SA301 = "error" }\n'
+        'fail-on = "warning"\nfail-on-verdict = ["corrupt"]\nfail-on-condition = ["effect-unknown"]\n',
+        encoding="utf-8",
+    )
+    settings = verify("--severity", "SA302=note", code=1)["settings"]
+    assert settings == {
+        "config": "sessaudit.toml",
+        "select": ["SA1", "SA3"],
+        "ignore": ["blank-line"],
+        "severity": {"SA301": "error", "SA302": "note"},
+        "fail_on": "warning",
+        "fail_on_verdict": ["corrupt"],
+        "fail_on_condition": ["effect-unknown"],
+        "baseline": None,
+        "allow_empty": False,
+    }
+    default = verify("--no-config", code=1)["settings"]
+    assert default["config"] is None and default["select"] == [] and default["fail_on"] == "error"
+    sarif = runner.invoke(app, ["verify", "a.jsonl", "--format", "sarif"])
+    invocation = json.loads(sarif.stdout)["runs"][0]["invocations"][0]
+    assert invocation["properties"]["settings"]["config"] == "sessaudit.toml"
+    assert invocation["properties"]["settings"]["fail_on_verdict"] == ["corrupt"]
+    assert "commandLine" not in invocation
+
+
+def test_every_unknown_key_is_named_at_once(project: Path) -> None:
+    (project / "sessaudit.toml").write_text('selct = ["SA1"]\nfail_on = "note"\n', encoding="utf-8")
+    result = runner.invoke(app, ["verify", "a.jsonl"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("sessaudit: sessaudit.toml: fail_on, selct: unknown keys (known: ")
 
 
 def test_sessaudit_toml_wins_over_pyproject_in_one_folder(project: Path) -> None:
@@ -131,6 +183,16 @@ def test_config_baseline_is_relative_to_the_config_file(project: Path) -> None:
         ("sessaudit.toml", 'severity = "SA301=error"\n', "sessaudit.toml: severity: expected a table"),
         ("sessaudit.toml", 'fail-on = "sometimes"\n', "sessaudit.toml: fail-on: 'sometimes' is not one of"),
         ("sessaudit.toml", "baseline = 3\n", "sessaudit.toml: baseline: expected a file name"),
+        (
+            "sessaudit.toml",
+            'fail-on-verdict = "corrupt"\n',
+            "sessaudit.toml: fail-on-verdict: expected an array",
+        ),
+        (
+            "sessaudit.toml",
+            'fail-on-condition = ["effect-unknown", "lost"]\n',
+            "sessaudit.toml: fail-on-condition: 'lost': not one of effect-unknown,",
+        ),
         ("sessaudit.toml", "select = [\n", "sessaudit.toml: is not TOML"),
         ("sessaudit.toml", b"select = ['\xff']\n", "sessaudit.toml: is not"),
         (

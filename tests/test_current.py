@@ -116,7 +116,7 @@ def test_the_planner_fixtures_currents_are_valid() -> None:
         ),
         (configuration(configurationDigest="sha256:ABC"), "/configurationDigest", "does not match"),
         (configuration(environmentIdentity=""), "/environmentIdentity", "should be non-empty"),
-        (configuration(extra=1), "", "'extra' was unexpected"),
+        (configuration(extra=1), "/extra", "unknown key (known: configurationDigest, environmentIdentity,"),
         (
             {"configurationDigest": sha256_digest(SNAPSHOT)},
             "",
@@ -196,3 +196,17 @@ def test_the_first_declaration_of_a_name_would_win() -> None:
         CurrentTool("read", "sha256:" + "2" * 64, "never", "k2"),
     )
     assert CurrentConfiguration("sha256:" + "0" * 64, "env", (first, second)).tool("read") is first
+
+
+def test_every_problem_of_a_current_file_is_reported_at_once(tmp_path: Path) -> None:
+    document = configuration(extra=1, environmentIdentity=3)
+    document["tools"][1]["replay"] = "sometimes"
+    document["tools"][0]["replayky"] = "k"
+    error = problem(tmp_path, document)
+    assert [pointer for pointer, _ in error.problems] == [
+        "/environmentIdentity",
+        "/extra",
+        "/tools/0/replayky",
+        "/tools/1/replay",
+    ]
+    assert str(error).count("; ") == 3

@@ -53,6 +53,8 @@ def isolated_env(tmp_path: Path) -> dict[str, str]:
         "GIT_COMMITTER_EMAIL": "t@example.invalid",
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
+        # a checkout run with PYTHONPATH=src tests its own code, not an installed copy
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
     }
 
 
@@ -276,6 +278,19 @@ def test_the_verify_script_writes_sarif_and_reports_the_exit_code(tmp_path: Path
     assert results and all(item["ruleId"] != "SA205" for item in results)
     outputs, _ = run_verify_step(tmp_path, args="--no-such-flag", sarif_file=str(sarif))
     assert outputs == {"exit-code": "2"}  # a usage error: no SARIF to upload
+
+
+def test_the_action_gates_on_verdicts_and_conditions(tmp_path: Path) -> None:
+    sarif = tmp_path / "report.sarif"
+    common = {"paths": "examples/half-pi", "fail_on": "never", "sarif_file": str(sarif)}
+    outputs, _ = run_verify_step(tmp_path, **common, fail_on_condition="effect-unknown")
+    assert outputs["exit-code"] == "0"  # warnings only, no effect of unknown outcome
+    outputs, _ = run_verify_step(tmp_path, **common, fail_on_condition="effect-unknown,remote-run-in-flight")
+    assert outputs["exit-code"] == "1"
+    outputs, _ = run_verify_step(tmp_path, **common, fail_on_verdict="needs-recovery")
+    assert outputs["exit-code"] == "1"
+    settings = json.loads(sarif.read_text(encoding="utf-8"))["runs"][0]["invocations"][0]["properties"]
+    assert settings["settings"]["fail_on_verdict"] == ["needs-recovery"]
 
 
 # --- .ci/run's SARIF validation verdict -------------------------------------------------------------

@@ -15,9 +15,9 @@ from urllib.parse import unquote
 from sessaudit.fingerprints import FINGERPRINT_KEY, finding_uri, fingerprint
 from sessaudit.model import Finding
 from sessaudit.outputsafety import json_safe
-from sessaudit.resources import best_schema_error, schema_validator
+from sessaudit.resources import schema_validator
 from sessaudit.rules import finding
-from sessaudit.userfiles import UserFileError, describe_schema_error, error_pointer, read_json_file
+from sessaudit.userfiles import UserFileError, read_json_file, schema_problems
 
 SCHEMA_FILE: Final = "baseline.v1.schema.json"
 BASELINE_SCHEMA_ID: Final = "sessaudit/baseline/v1"
@@ -67,23 +67,24 @@ def load_baseline(path: Path, *, source: str | None = None) -> Baseline:
 
 
 def parse_baseline(document: Any, *, source: str = "<baseline>") -> Baseline:
-    """Validate an already parsed baseline document; raise BaselineFileError."""
-    if not _plainly_valid(document):  # the schema is the authority; it also locates the problem
+    """Validate an already parsed baseline document; raise BaselineFileError with every problem at once."""
+    if not _plainly_valid(document):  # the schema is the authority; it also locates the problems
         errors = list(schema_validator(SCHEMA_FILE).iter_errors(document))
         if errors:
-            chosen = best_schema_error(errors)
-            assert chosen is not None
-            raise BaselineFileError(source, error_pointer(chosen), describe_schema_error(chosen))
+            raise BaselineFileError.of(source, schema_problems(errors))
     entries: list[BaselineEntry] = []
     seen: dict[str, str] = {}
+    repeated: list[tuple[str, str]] = []
     for index, item in enumerate(document["findings"]):
         pointer = f"/findings/{index}"
         if item["fingerprint"] in seen:  # counts say how many; a repeated entry is ambiguous
-            raise BaselineFileError(
-                source,
-                f"{pointer}/fingerprint",
-                f"repeats the fingerprint of {seen[item['fingerprint']]} (use its count instead)",
+            repeated.append(
+                (
+                    f"{pointer}/fingerprint",
+                    f"repeats the fingerprint of {seen[item['fingerprint']]} (use its count instead)",
+                )
             )
+            continue
         seen[item["fingerprint"]] = pointer
         entries.append(
             BaselineEntry(
@@ -96,6 +97,8 @@ def parse_baseline(document: Any, *, source: str = "<baseline>") -> Baseline:
                 pointer=pointer,
             )
         )
+    if repeated:
+        raise BaselineFileError.of(source, repeated)
     return Baseline(source=source, entries=tuple(entries))
 
 

@@ -34,7 +34,7 @@ from sessaudit.formats.interface import VerifyOptions
 from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
 from sessaudit.parallel import default_jobs
-from sessaudit.policy import Policy, PolicyError, apply_policy, resolve_policy
+from sessaudit.policy import Policy, PolicyError, apply_policy, gate_failures, resolve_policy
 from sessaudit.progress import progress_bar
 from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text
 from sessaudit.reporters import OutputFormat, render
@@ -134,6 +134,28 @@ def verify(
             show_default=False,
         ),
     ] = None,
+    fail_on_verdict: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-on-verdict",
+            metavar="VERDICT[,VERDICT...]",
+            help="Exit 1 when a source or one of its sessions has one of these verdicts (needs-recovery, "
+            "corrupt, repairable, unreadable, unsupported, clean); repeatable; an empty value switches off "
+            "the settings file's list.",
+            show_default=False,
+        ),
+    ] = None,
+    fail_on_condition: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-on-condition",
+            metavar="CONDITION[,CONDITION...]",
+            help="Exit 1 when an open run has one of these conditions (any of its conditions, not only the "
+            "first), e.g. effect-unknown, remote-run-in-flight; repeatable; an empty value switches off the "
+            "settings file's list.",
+            show_default=False,
+        ),
+    ] = None,
     select: Annotated[
         list[str] | None,
         typer.Option(
@@ -177,7 +199,11 @@ def verify(
     config: Annotated[
         Path | None,
         typer.Option(
-            "--config", metavar="FILE", help="Read settings from FILE (sessaudit.toml or pyproject.toml)."
+            "--config",
+            metavar="FILE",
+            help="Read settings from FILE (sessaudit.toml or pyproject.toml). Without it: the nearest one "
+            "from the working directory up to the repository root (a folder holding .git); outside a "
+            "repository, the working directory's only.",
         ),
     ] = None,
     no_config: Annotated[
@@ -222,7 +248,9 @@ def verify(
 ) -> None:
     """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
     extra_outputs = _parse_reports(reports or [])
-    policy = _resolve_policy(select, ignore, severity, baseline, fail_on, config, no_config)
+    policy = _resolve_policy(
+        select, ignore, severity, baseline, (fail_on, fail_on_verdict, fail_on_condition), config, no_config
+    )
     try:
         loaded = _load_claims(claims)
         options = VerifyOptions(
@@ -269,6 +297,10 @@ def verify(
             typer.echo(f"sessaudit: audit incomplete: {safe(shown)}", err=True)
         # a baseline just written accepts every finding: only an incomplete audit fails
         code = exit_code(result, FailOn.NEVER if write_baseline is not None else FailOn(policy.fail_on))
+        # verdicts and run conditions are not findings: a baseline never accepts them
+        for line in gate_failures(result.report, policy):
+            typer.echo(f"sessaudit: fails {safe(line)}", err=True)
+            code = max(code, EXIT_FINDINGS)
     except (typer.Exit, KeyboardInterrupt):
         raise
     except SeedClash as error:
@@ -314,7 +346,7 @@ def _resolve_policy(
     ignore: list[str] | None,
     severity: list[str] | None,
     baseline: Path | None,
-    fail_on: FailOn | None,
+    gates: tuple[FailOn | None, list[str] | None, list[str] | None],
     config: Path | None,
     no_config: bool,
 ) -> Policy:
@@ -325,7 +357,9 @@ def _resolve_policy(
             ignore=ignore,
             severity=severity,
             baseline=baseline,
-            fail_on=fail_on.value if fail_on is not None else None,
+            fail_on=gates[0].value if gates[0] is not None else None,
+            fail_on_verdict=gates[1],
+            fail_on_condition=gates[2],
             config_file=config,
             no_config=no_config,
         )

@@ -4,14 +4,29 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, get_args
+
+from sessaudit.model import Condition
+from sessaudit.verdicts import Verdict
 
 CONFIG_FILE: Final = "sessaudit.toml"
 PYPROJECT_FILE: Final = "pyproject.toml"
 FAIL_ON_CHOICES: Final = ("error", "warning", "note", "never")
-KNOWN_KEYS: Final = ("baseline", "fail-on", "ignore", "select", "severity")
+VERDICT_CHOICES: Final = tuple(item.value for item in Verdict)
+CONDITION_CHOICES: Final[tuple[str, ...]] = get_args(Condition)
+KNOWN_KEYS: Final = (
+    "baseline",
+    "fail-on",
+    "fail-on-condition",
+    "fail-on-verdict",
+    "ignore",
+    "select",
+    "severity",
+)
 
 
 class ConfigError(Exception):
@@ -35,6 +50,8 @@ class Config:
     ignore: tuple[str, ...] | None = None
     severity: dict[str, str] = field(default_factory=dict)
     fail_on: str | None = None
+    fail_on_verdict: tuple[str, ...] | None = None
+    fail_on_condition: tuple[str, ...] | None = None
     baseline: Path | None = None
 
     def origin(self, key: str) -> str:
@@ -45,22 +62,31 @@ NO_CONFIG: Final = Config()
 
 
 def find_config(start: Path) -> Path | None:
-    """The nearest configuration from `start` upwards: in each folder `sessaudit.toml`, else a
-    `pyproject.toml` with a `[tool.sessaudit]` table; the search stops at the repository root (a folder
-    holding `.git`) or the file-system root."""
+    """The nearest configuration for `start` (the working directory): in each folder `sessaudit.toml`,
+    else a `pyproject.toml` with a `[tool.sessaudit]` table. Inside a git repository (`start` or a parent
+    holds `.git`) the folders from `start` up to the repository root are searched; outside one only
+    `start` itself, so a settings file in a shared parent (`/tmp`, a home folder) is never applied
+    unasked (`--config FILE` names one explicitly)."""
     folder = start.resolve()
-    while True:
-        candidate = folder / CONFIG_FILE
+    for candidate_folder in _search_folders(folder):
+        candidate = candidate_folder / CONFIG_FILE
         if candidate.is_file():
             return _shortest(candidate)
-        candidate = folder / PYPROJECT_FILE
+        candidate = candidate_folder / PYPROJECT_FILE
         if candidate.is_file():
             tool = _read_toml(_shortest(candidate)).get("tool")
             if isinstance(tool, dict) and "sessaudit" in tool:
                 return _shortest(candidate)
-        if (folder / ".git").exists() or folder.parent == folder:
-            return None
-        folder = folder.parent
+    return None
+
+
+def _search_folders(folder: Path) -> list[Path]:
+    """`folder` and its parents up to the nearest one holding `.git`; only `folder` when none does."""
+    chain = [folder, *folder.parents]
+    for index, candidate in enumerate(chain):
+        if (candidate / ".git").exists():
+            return chain[: index + 1]
+    return [folder]
 
 
 def _shortest(path: Path) -> Path:
@@ -100,9 +126,13 @@ def _parse(path: Path, table: str, settings: dict[str, Any]) -> Config:
     def fail(key: str, reason: str) -> ConfigError:
         return ConfigError(str(path), f"{table}{key}", reason)
 
-    for key in settings:
-        if key not in KNOWN_KEYS:
-            raise fail(key, f"unknown key (known: {', '.join(KNOWN_KEYS)})")
+    unknown = sorted(key for key in settings if key not in KNOWN_KEYS)
+    if unknown:  # every unknown key at once: a typo'd key must not be found one run at a time
+        raise ConfigError(
+            str(path),
+            ", ".join(f"{table}{key}" for key in unknown),
+            f"unknown key{'s' if len(unknown) > 1 else ''} (known: {', '.join(KNOWN_KEYS)})",
+        )
 
     def codes(key: str) -> tuple[str, ...] | None:
         value = settings.get(key)
@@ -121,6 +151,10 @@ def _parse(path: Path, table: str, settings: dict[str, Any]) -> Config:
     fail_on = settings.get("fail-on")
     if fail_on is not None and fail_on not in FAIL_ON_CHOICES:
         raise fail("fail-on", f"{fail_on!r} is not one of {', '.join(FAIL_ON_CHOICES)}")
+    gates = {
+        key: _choices(settings.get(key), choices, partial(fail, key))
+        for key, choices in (("fail-on-verdict", VERDICT_CHOICES), ("fail-on-condition", CONDITION_CHOICES))
+    }
     baseline = settings.get("baseline")
     if baseline is not None and (not isinstance(baseline, str) or not baseline):
         raise fail("baseline", f"expected a file name, found {_kind(baseline)}")
@@ -131,8 +165,24 @@ def _parse(path: Path, table: str, settings: dict[str, Any]) -> Config:
         ignore=codes("ignore"),
         severity=dict(severity),
         fail_on=fail_on,
+        fail_on_verdict=gates["fail-on-verdict"],
+        fail_on_condition=gates["fail-on-condition"],
         baseline=path.parent / baseline if baseline is not None else None,
     )
+
+
+def _choices(
+    value: Any, choices: tuple[str, ...], fail: Callable[[str], ConfigError]
+) -> tuple[str, ...] | None:
+    """A `fail-on-verdict` or `fail-on-condition` array: every value one of `choices`."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise fail(f"expected an array of {', '.join(choices)}, found {_kind(value)}")
+    wrong = [item for item in value if item not in choices]
+    if wrong:
+        raise fail(f"{', '.join(map(repr, wrong))}: not one of {', '.join(choices)}")
+    return tuple(value)
 
 
 def _kind(value: Any) -> str:

@@ -8,14 +8,8 @@ from pathlib import Path
 from typing import Any, Final, Literal, cast
 
 from sessaudit.formats.tiny_agent.digests import sha256_digest
-from sessaudit.resources import best_schema_error, schema_validator
-from sessaudit.userfiles import (
-    UserFileError,
-    describe_schema_error,
-    error_pointer,
-    pointer_token,
-    read_json_file,
-)
+from sessaudit.resources import schema_validator
+from sessaudit.userfiles import UserFileError, pointer_token, read_json_file, schema_problems
 
 SCHEMA_FILE: Final = "current.v1.schema.json"
 # A top-level object with any of these keys is one configuration; any other object is a fleet map.
@@ -128,7 +122,7 @@ def configuration_from_json(document: Any, *, source: str = "<current>") -> Curr
 
 
 def _schema_error(source: str, document: Any, errors: list[Any]) -> CurrentFileError:
-    """The most useful error: inside the branch of `oneOf` that the document's shape asks for."""
+    """Every problem inside the branch of `oneOf` that the document's shape asks for, at once."""
     branch = 0 if not isinstance(document, dict) or CONFIGURATION_KEYS.intersection(document) else 1
     candidates = [
         sub_error
@@ -137,9 +131,8 @@ def _schema_error(source: str, document: Any, errors: list[Any]) -> CurrentFileE
         if not error.context
         or (sub_error.relative_schema_path and sub_error.relative_schema_path[0] == branch)
     ]
-    chosen = best_schema_error(candidates or errors)
-    assert chosen is not None
-    return CurrentFileError(source, error_pointer(chosen), describe_schema_error(chosen))
+    problems = schema_problems(candidates or errors)
+    return CurrentFileError.of(source, problems)
 
 
 def _configuration(document: dict[str, Any], pointer: str, source: str) -> CurrentConfiguration:

@@ -1,5 +1,6 @@
 """The policy applied to a report after the audit: `--select`/`--ignore`, `--severity` overrides and
-`--baseline`, from flags and the configuration file (flags win). Verdicts are never touched (CONTRACT §3):
+`--baseline`, from flags and the configuration file (flags win), and the gates on verdicts and run
+conditions (`--fail-on-verdict`, `--fail-on-condition`). Verdicts are never touched (CONTRACT §3):
 only which findings are shown, their levels, the summary counts and so the exit code."""
 
 from __future__ import annotations
@@ -11,9 +12,17 @@ from pathlib import Path
 from typing import Final
 
 from sessaudit.baseline import ABSENT_RULE, Baseline, BaselineFileError, compare, load_baseline
-from sessaudit.config import NO_CONFIG, Config, ConfigError, find_config, load_config
+from sessaudit.config import (
+    CONDITION_CHOICES,
+    NO_CONFIG,
+    VERDICT_CHOICES,
+    Config,
+    ConfigError,
+    find_config,
+    load_config,
+)
 from sessaudit.engine import summarise
-from sessaudit.model import BaselineOutcome, Finding, Report
+from sessaudit.model import BaselineOutcome, Finding, Report, Settings
 from sessaudit.rules import RULES, find_rule
 from sessaudit.verdicts import Severity
 
@@ -88,6 +97,25 @@ class Policy:
     baseline: Baseline | None = None
     fail_on: str = "error"
     config: Path | None = None
+    fail_on_verdict: tuple[str, ...] = ()
+    fail_on_condition: tuple[str, ...] = ()
+    verdict_origin: str = "--fail-on-verdict"
+    condition_origin: str = "--fail-on-condition"
+
+    def settings(self, report: Report) -> Settings:
+        """The report's `settings`: what this policy is made of, as given (its other fields kept)."""
+        return report.settings.model_copy(
+            update={
+                "config": str(self.config) if self.config is not None else None,
+                "select": [] if self.select == (ALL_RULES,) else [item.text for item in self.select],
+                "ignore": [item.text for item in self.ignore],
+                "severity": {selector.text: level.value for selector, level in self.severity},
+                "fail_on": self.fail_on,
+                "fail_on_verdict": list(self.fail_on_verdict),
+                "fail_on_condition": list(self.fail_on_condition),
+                "baseline": self.baseline.source if self.baseline is not None else None,
+            }
+        )
 
     def enabled(self, code: str) -> bool:
         """The most specific matching selector decides; between equally specific ones `ignore` wins."""
@@ -125,6 +153,8 @@ def resolve_policy(
     severity: Sequence[str] | None = None,
     baseline: Path | None = None,
     fail_on: str | None = None,
+    fail_on_verdict: Sequence[str] | None = None,
+    fail_on_condition: Sequence[str] | None = None,
     config_file: Path | None = None,
     no_config: bool = False,
     start: Path | None = None,
@@ -159,7 +189,55 @@ def resolve_policy(
         baseline=_baseline(baseline, config),
         fail_on=fail_on or config.fail_on or "error",
         config=config.path,
+        fail_on_verdict=_gate(fail_on_verdict, config.fail_on_verdict, "--fail-on-verdict", VERDICT_CHOICES),
+        fail_on_condition=_gate(
+            fail_on_condition, config.fail_on_condition, "--fail-on-condition", CONDITION_CHOICES
+        ),
+        verdict_origin="--fail-on-verdict"
+        if fail_on_verdict is not None
+        else config.origin("fail-on-verdict"),
+        condition_origin=(
+            "--fail-on-condition" if fail_on_condition is not None else config.origin("fail-on-condition")
+        ),
     )
+
+
+def _gate(
+    flag: Sequence[str] | None, configured: tuple[str, ...] | None, name: str, choices: tuple[str, ...]
+) -> tuple[str, ...]:
+    """A gate's values: the flag's (comma- or space-separated, repeatable; an empty value gates nothing
+    and so switches the file's gate off), else the file's; in the order of `choices`, without repeats."""
+    if flag is None:
+        values = list(configured or ())
+    else:
+        values = [text for value in flag for text in _SEPARATORS.split(value.strip().lower()) if text]
+        wrong = [text for text in values if text not in choices]
+        if wrong:
+            raise PolicyError(f"{name}: {', '.join(map(repr, wrong))}: not one of {', '.join(choices)}")
+    return tuple(choice for choice in choices if choice in values)
+
+
+def gate_failures(report: Report, policy: Policy) -> list[str]:
+    """Why the verdict and condition gates fail the audit (exit 1), one line per source or run: a source
+    fails `--fail-on-verdict` when its verdict or any of its sessions' is listed; an open run fails
+    `--fail-on-condition` when any of its conditions (not only the first) is listed."""
+    lines: list[str] = []
+    for source in report.sources:
+        found = {source.verdict.value} | {session.verdict.value for session in source.sessions}
+        hit = [value for value in policy.fail_on_verdict if value in found]
+        if hit:
+            lines.append(f"{policy.verdict_origin}: {source.path}: {', '.join(hit)}")
+        for session in source.sessions:
+            for run in session.runs:
+                if run.recovery is None:
+                    continue
+                present = {run.recovery.condition, *run.recovery.conditions}
+                matched = [value for value in policy.fail_on_condition if value in present]
+                if matched:
+                    lines.append(
+                        f"{policy.condition_origin}: {source.path}: run {run.run_id}: {', '.join(matched)}"
+                    )
+    return lines
 
 
 def _config(config_file: Path | None, no_config: bool, start: Path | None) -> Config:
@@ -209,7 +287,12 @@ def apply_policy(report: Report, policy: Policy, base: Path | None = None) -> Ap
             absent=comparison.absent_count,
         )
     shown = report.model_copy(
-        update={"findings": findings, "summary": summarise(report.sources, findings), "baseline": outcome}
+        update={
+            "findings": findings,
+            "summary": summarise(report.sources, findings),
+            "baseline": outcome,
+            "settings": policy.settings(report),
+        }
     )
     return Applied(report=shown, current=selected)
 

@@ -215,7 +215,10 @@ def redact_report(report: Report) -> Report:
     """The report with every content masked (the same model, so every renderer and the seed writer
     take it as they take any report)."""
     document = report.model_dump(mode="json", by_alias=True)
-    return Report.model_validate(redact_document(document))
+    # `settings` is what the user told sessaudit (selectors, levels, gates, the settings and baseline
+    # files' paths), never content from a log: it is kept whole so a redacted report still says what
+    # decided it
+    return Report.model_validate(redact_document(document)).model_copy(update={"settings": report.settings})
 
 
 def redact_text(text: str, report: Report) -> str:

@@ -1,9 +1,13 @@
-"""JSON files the user hands sessaudit (`--current`, `--claims`): read strictly, every problem located."""
+"""JSON files the user hands sessaudit (`--current`, `--claims`, `--baseline`): read strictly, every
+problem located, and all problems of a file reported at once (a typo'd key found one run at a time is a
+key that someone, someday, stops fixing and starts ignoring)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Self
 
 from sessaudit.strictjson import LineProblem, loads_strict
 
@@ -11,17 +15,63 @@ if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
 _LONGEST_REASON: Final = 300
+_INDEX: Final = re.compile(r"[0-9]+")
+
+Problem = tuple[str, str]  # (JSON pointer, reason)
 
 
 class UserFileError(Exception):
-    """A user-supplied file that cannot be read or is not valid; names the file and the JSON pointer of the
-    problem (the CLI turns it into exit 2)."""
+    """A user-supplied file that cannot be read or is not valid; names the file and the JSON pointer of
+    each problem, every problem found at once in pointer order (`pointer` and `reason`: the first one's;
+    the CLI turns it into exit 2)."""
 
-    def __init__(self, source: str, pointer: str, reason: str) -> None:
+    def __init__(self, source: str, pointer: str, reason: str, *more: Problem) -> None:
         self.source = source
+        self.problems: tuple[Problem, ...] = ((pointer, reason), *more)
         self.pointer = pointer
         self.reason = reason
-        super().__init__(f"{source}: {pointer or '(the document)'}: {reason}")
+        if not more:
+            super().__init__(f"{source}: {pointer or '(the document)'}: {reason}")
+        else:
+            listed = "; ".join(f"{where or '(the document)'}: {why}" for where, why in self.problems)
+            super().__init__(f"{source}: {len(self.problems)} problems: {listed}")
+
+    @classmethod
+    def of(cls, source: str, problems: Iterable[Problem]) -> Self:
+        """One error for all of `problems` (at least one), sorted by pointer, repeats dropped."""
+        ordered = sorted(set(problems), key=lambda item: (pointer_order(item[0]), item[1]))
+        return cls(source, *ordered[0], *ordered[1:])
+
+
+def pointer_order(pointer: str) -> tuple[tuple[int, int, str], ...]:
+    """A sort key for JSON pointers that puts `/claims/2` before `/claims/10`."""
+    return tuple(
+        (0, int(token), "") if _INDEX.fullmatch(token) else (1, 0, token) for token in pointer.split("/")[1:]
+    )
+
+
+def schema_problems(
+    errors: Sequence[ValidationError], describe: Callable[[ValidationError], str] | None = None
+) -> list[Problem]:
+    """Every schema error as (pointer, reason); an object's keys the schema does not know each get their
+    own problem at their own pointer, with the keys it knows."""
+    problems: list[Problem] = []
+    for error in errors:
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+            patterns = error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
+            where = error_pointer(error)
+            unknown = [
+                key
+                for key in error.instance
+                if key not in known and not any(re.search(pattern, key) for pattern in patterns)
+            ]
+            listed = f" (known: {', '.join(known)})" if known else ""
+            problems += [(f"{where}/{pointer_token(key)}", f"unknown key{listed}") for key in unknown]
+            if unknown:
+                continue
+        problems.append((error_pointer(error), (describe or describe_schema_error)(error)))
+    return problems
 
 
 def read_json_file(path: Path, error: type[UserFileError]) -> Any:

@@ -148,3 +148,55 @@ def test_a_database_that_is_not_a_warehouse_is_refused(tmp_path: Path) -> None:
     duckdb.connect(str(tmp_path / "other.duckdb")).close()
     result = runner.invoke(app, ["query", "usage-by-model", "--db", str(tmp_path / "other.duckdb")])
     assert result.exit_code == 2 and "not a sessaudit warehouse" in result.stderr
+
+
+def _damaged_copies(examples: Loaded, tmp_path: Path) -> dict[str, Path]:
+    """Copies of the examples' warehouse cut short at several places, or with blocks overwritten."""
+    whole = examples.db.read_bytes()
+    copies: dict[str, Path] = {}
+    for size in (12, 4096, 12288, len(whole) - 300_000, len(whole) - 1):
+        copies[f"cut at {size}"] = tmp_path / f"cut-{size}.duckdb"
+        copies[f"cut at {size}"].write_bytes(whole[:size])
+    damaged = bytearray(whole)
+    for offset in range(20_000, len(whole), 4096):
+        damaged[offset : offset + 16] = b"\xff" * 16
+    copies["overwritten"] = tmp_path / "overwritten.duckdb"
+    copies["overwritten"].write_bytes(bytes(damaged))
+    return copies
+
+
+@pytest.mark.parametrize("command", ["load", "query"])
+def test_a_truncated_or_damaged_warehouse_is_a_usage_error_naming_it(
+    command: str, examples: Loaded, tmp_path: Path
+) -> None:
+    for label, copy in _damaged_copies(examples, tmp_path).items():
+        before = copy.read_bytes()
+        if command == "load":
+            arguments = ["load", str(examples.root / examples.name), "--db", str(copy)]
+        else:
+            arguments = ["query", "--db", str(copy), "--sql", "SELECT count(*) FROM facts"]
+        result = runner.invoke(app, arguments)
+        assert result.exit_code == 2, (label, result.output)
+        assert result.stderr.startswith(f"sessaudit: --db {copy}: not a "), (label, result.stderr)
+        assert "DuckDB database file" in result.stderr, (label, result.stderr)
+        assert "truncated" in result.stderr or "damaged" in result.stderr, (label, result.stderr)
+        assert copy.read_bytes() == before, label  # never written to
+        assert not Path(f"{copy}.wal").exists(), label
+
+
+def test_a_sqlite_database_as_db_is_named_and_left_untouched(tmp_path: Path) -> None:
+    import sqlite3
+
+    store = tmp_path / "half-pi.db"
+    with sqlite3.connect(store) as connection:
+        connection.execute("CREATE TABLE facts (x)")
+    before = store.read_bytes()
+    for arguments in (
+        ["load", str(tmp_path / "none.jsonl"), "--db", str(store)],
+        ["query", "usage-by-model", "--db", str(store)],
+    ):
+        result = runner.invoke(app, arguments)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith(f"sessaudit: --db {store}: a SQLite database, not a DuckDB warehouse")
+    assert store.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["half-pi.db"]

@@ -195,7 +195,12 @@ def sarif_document(
             ]
         results.append(result)
     notifications = _notifications(report, base)
-    invocation: dict[str, Any] = {"executionSuccessful": not notifications}
+    invocation: dict[str, Any] = {
+        "executionSuccessful": not notifications,
+        # what decided the results and the gate (the settings file, selectors, overrides, baseline, gates);
+        # never the command line, which may hold paths and values the report does not otherwise show
+        "properties": {"settings": report.settings.model_dump(mode="json")},
+    }
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
     if times is not None:

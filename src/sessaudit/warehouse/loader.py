@@ -38,6 +38,7 @@ from sessaudit.parallel import ordered_map
 from sessaudit.progress import estimated_bytes
 from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
+from sessaudit.warehouse.dbfile import damaged_message, foreign_reason, open_failure
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.extract import EvidenceChanged, SinglePass, WholeFile, extract
 from sessaudit.warehouse.parquet import check_directory, export_parquet
@@ -46,7 +47,6 @@ from sessaudit.warehouse.schema import create_schema
 from sessaudit.warehouse.writer import Writer
 
 LOADED, UNCHANGED, REPLACED, NOT_LOADED = "loaded", "unchanged", "replaced", "not-loaded"
-DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
 EXTRACT_IN_WORKER_BYTES = 4 << 20  # with --jobs, a worker extracts a source this small; others stream
 # with more than one job, a new tiny-agent source this big is verified by a worker process while this one
 # extracts it (WholeFile); a smaller one in one pass here (a spawned worker costs about a second)
@@ -107,8 +107,11 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
     discovery = discover(paths, max_files=options.verify.limits.max_files)
     connection = open_database(database)
     try:
-        create_schema(connection)
-        known = connection.execute("SELECT real_path, sha256, bytes FROM sources").fetchall()
+        try:  # the existing warehouse is read before anything is written to it
+            create_schema(connection)
+            known = connection.execute("SELECT real_path, sha256, bytes FROM sources").fetchall()
+        except duckdb.Error as error:  # a block it cannot read or whose checksum fails: damaged
+            raise WarehouseError(f"{damaged_message(database, error)}; it is left untouched") from None
         loaded = {real_path: sha256 for real_path, sha256, _ in known}
         sizes = {real_path: size for real_path, _, size in known}
         stamp = Stamp(options.version, _micros(options.clock()))
@@ -164,20 +167,18 @@ def open_database(database: Path) -> duckdb.DuckDBPyConnection:
         connection.execute("USE warehouse")
     except duckdb.Error as error:  # locked by another process, unreadable, not a database
         connection.close()
-        raise WarehouseError(f"--db {database}: cannot open it: {str(error).splitlines()[0]}") from None
+        raise WarehouseError(f"{open_failure(database, error)}; it is left untouched") from None
     return connection
 
 
 def refuse_foreign(database: Path) -> None:
-    """An existing --db must be a DuckDB database: DuckDB is never let near any other file (evidence!)."""
+    """An existing --db must be a whole DuckDB database: DuckDB is never let near any other file
+    (evidence!), nor near a truncated one it would fail on halfway."""
     if not os.path.lexists(database):
         return
-    if database.is_symlink() or not database.is_file():
-        raise WarehouseError(f"--db {database}: not a regular file")
-    with open(database, "rb") as stream:
-        head = stream.read(12)
-    if head[8:12] != DUCKDB_MAGIC:
-        raise WarehouseError(f"--db {database}: exists and is not a DuckDB database; it is left untouched")
+    reason = "not a regular file" if database.is_symlink() else foreign_reason(database)
+    if reason is not None:
+        raise WarehouseError(f"--db {database}: {reason}; it is left untouched")
 
 
 def _unique(candidates: list[Candidate]) -> list[Candidate]:

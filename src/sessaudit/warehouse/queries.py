@@ -3,6 +3,7 @@ and the runner that answers them, or ad-hoc SQL, on a warehouse opened read-only
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -12,6 +13,7 @@ from typing import Any, Final
 import duckdb
 
 from sessaudit.resources import data_dir
+from sessaudit.warehouse.dbfile import damaged_message, foreign_reason, open_failure
 from sessaudit.warehouse.schema import SCHEMA_VERSION
 
 _PARAMETER = re.compile(r"^--\s+\$([a-z_][a-z0-9_]*)\s+([A-Z][A-Z0-9_\[\]]*)\s+(.*)$")
@@ -100,16 +102,22 @@ def bind(query: Query, given: dict[str, str]) -> dict[str, str | None]:
 
 def open_read_only(database: Path) -> duckdb.DuckDBPyConnection:
     """The warehouse, read-only and without access to other files (a query cannot read or write any)."""
-    if not database.is_file():
+    if not os.path.lexists(database):
         raise QueryError(f"{database}: no such database (create it with `sessaudit load`)")
+    reason = foreign_reason(database)  # DuckDB never opens a SQLite store or a truncated file
+    if reason is not None:
+        raise QueryError(f"--db {database}: {reason}")
     try:
         connection = duckdb.connect(str(database), read_only=True, config={"enable_external_access": False})
     except duckdb.Error as error:
-        raise QueryError(f"{database}: cannot open it as a DuckDB database: {error}") from None
+        raise QueryError(open_failure(database, error)) from None
     try:
         found = connection.execute("SELECT value FROM warehouse_meta WHERE key = 'schema_version'").fetchone()
     except duckdb.CatalogException:
         found = None
+    except duckdb.Error as error:  # a block it cannot read
+        connection.close()
+        raise QueryError(damaged_message(database, error)) from None
     if found is None or found[0] != SCHEMA_VERSION:
         connection.close()
         raise QueryError(f"{database}: not a sessaudit warehouse of schema version {SCHEMA_VERSION}")
@@ -123,6 +131,8 @@ def run_sql(database: Path, sql: str, parameters: dict[str, str | None]) -> Answ
         cursor = connection.execute(sql, parameters) if parameters else connection.execute(sql)
         description = cursor.description or []
         rows = cursor.fetchall()
+    except duckdb.IOException as error:  # the file, not the SQL: a block it cannot read
+        raise QueryError(damaged_message(database, error)) from None
     except duckdb.Error as error:
         raise QueryError(f"the query failed: {str(error).splitlines()[0]}") from None
     finally:

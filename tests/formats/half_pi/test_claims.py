@@ -120,12 +120,12 @@ def test_a_remote_claim_with_the_wrong_hand_does_not_match() -> None:
     [
         ([], "", "expected object"),
         ({}, "", "'claims' is a required property"),
-        ({"claims": [LOCAL], "extra": 1}, "", "'extra' was unexpected"),
+        ({"claims": [LOCAL], "extra": 1}, "/extra", "unknown key (known: claims)"),
         ({"claims": {}}, "/claims", "expected array"),
         ({"claims": [dict(LOCAL, args=[1])]}, "/claims/0/args", "expected object"),
         ({"claims": [{"tool": "t", "args": {}}]}, "/claims/0", "'approval_id' is a required property"),
         ({"claims": [dict(LOCAL, approval_id="")]}, "/claims/0/approval_id", "should be non-empty"),
-        ({"claims": [dict(LOCAL, note="x")]}, "/claims/0", "'note' was unexpected"),
+        ({"claims": [dict(LOCAL, note="x")]}, "/claims/0/note", "unknown key (known: approval_id, tool,"),
         ({"claims": [dict(LOCAL, hand_id="laptop")]}, "/claims/0", "hand_id belongs to a remote claim"),
         ({"claims": [dict(LOCAL, background={"max_runtime_ms": 5})]}, "/claims/0", "background belongs"),
         ({"claims": [dict(LOCAL, run_id="", hand_id="h")]}, "/claims/0/run_id", "needs a non-empty run_id"),
@@ -164,6 +164,49 @@ def test_bad_documents_are_located(document: Any, pointer: str, reason: str) -> 
     assert error.pointer == pointer, error
     assert reason in error.reason, error
     assert str(error).startswith("claims.json: ")
+
+
+def test_every_problem_of_a_claims_file_is_reported_at_once_in_pointer_order() -> None:
+    # unknown keys are refused, never ignored: a misspelt hand_id or run_id would change what is checked
+    document = {
+        "claims": [
+            LOCAL,
+            dict(REMOTE, hand="laptop", comment="x"),
+            dict(LOCAL, tool="use_hand", args={"confirm": 1}),
+            {"approval_id": "", "tool": "t", "args": {}},
+            *[LOCAL] * 6,
+            dict(LOCAL, tol="write_file"),
+        ],
+        "version": 1,
+    }
+    error = problem(document)
+    assert [pointer for pointer, _ in error.problems] == [
+        "/claims/1/comment",
+        "/claims/1/hand",
+        "/claims/2/args/confirm",
+        "/claims/3/approval_id",
+        "/claims/10/tol",
+        "/version",
+    ]
+    assert error.problems[0][1].startswith("unknown key (known: approval_id, tool, args, run_id, hand_id")
+    assert "confirm must be boolean" in error.problems[2][1]
+    assert (error.pointer, error.reason) == error.problems[0]
+    assert str(error).startswith("claims.json: 6 problems: /claims/1/comment: unknown key (known: ")
+    assert "; /version: unknown key (known: claims)" in str(error)
+
+
+def test_the_cli_names_every_problem_of_a_claims_file(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sessaudit.cli import app
+
+    path = write(tmp_path, {"claims": [dict(LOCAL, runid="r1"), dict(REMOTE, hand_ID="x")]})
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b"")
+    result = CliRunner().invoke(app, ["verify", str(session), "--no-config", "--claims", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"sessaudit: --claims: {path}: 2 problems: /claims/0/runid: unknown key")
+    assert "; /claims/1/hand_ID: unknown key" in result.stderr
 
 
 def test_a_local_claim_may_carry_a_non_boolean_confirm_which_is_dropped() -> None:

@@ -16,13 +16,8 @@ from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped
 
 from sessaudit.formats.half_pi.digests import local_approval_digest, remote_approval_digest
 from sessaudit.formats.half_pi.gojson import GoJSONError
-from sessaudit.resources import best_schema_error, schema_validator
-from sessaudit.userfiles import (
-    UserFileError,
-    describe_schema_error,
-    error_pointer,
-    read_json_file,
-)
+from sessaudit.resources import schema_validator
+from sessaudit.userfiles import UserFileError, describe_schema_error, read_json_file, schema_problems
 
 SCHEMA_FILE: Final = "claims.v1.schema.json"
 _LONGEST_REASON: Final = 300
@@ -68,14 +63,23 @@ def load_claims(path: Path) -> list[Claim]:
 
 
 def parse_claims(document: Any, *, source: str = "<claims>") -> list[Claim]:
-    """Validate an already parsed claims document; raise ClaimsFileError."""
+    """Validate an already parsed claims document; raise ClaimsFileError with every problem at once.
+
+    Unknown keys are refused, never ignored: a misspelt `run_id` or `hand_id` would otherwise turn a
+    remote claim into a local one (or drop its background), and the claim check would answer about a
+    claim nobody made."""
     errors = list(schema_validator(SCHEMA_FILE).iter_errors(document))
-    if errors:
-        chosen = best_schema_error(errors)
-        assert chosen is not None
-        raise ClaimsFileError(source, error_pointer(chosen), _describe(chosen))
+    problems = schema_problems(errors, _describe)
+    invalid = {
+        error.absolute_path[1]
+        for error in errors
+        if len(error.absolute_path) >= 2 and error.absolute_path[0] == "claims"
+    }
+    items = document.get("claims") if isinstance(document, dict) else None
     claims: list[Claim] = []
-    for index, item in enumerate(document["claims"]):
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        if index in invalid:
+            continue
         background = item.get("background")
         claim = Claim(
             approval_id=item["approval_id"],
@@ -90,12 +94,16 @@ def parse_claims(document: Any, *, source: str = "<claims>") -> list[Claim]:
         try:
             claim_digest(claim)
         except GoJSONError as error:
-            raise ClaimsFileError(
-                source,
-                f"{claim.pointer}/args{error.pointer}",
-                f"Half-Pi could not have approved these args: {error.message}",
-            ) from None
+            problems.append(
+                (
+                    f"{claim.pointer}/args{error.pointer}",
+                    f"Half-Pi could not have approved these args: {error.message}",
+                )
+            )
+            continue
         claims.append(claim)
+    if problems:
+        raise ClaimsFileError.of(source, problems)
     return claims
 
 

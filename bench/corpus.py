@@ -56,6 +56,17 @@ ENDINGS: Final = {
     "rivumi": ("tool-started", "manifest-ahead", "model-requested"),
     "half-pi": ("unanswered-request",),
 }
+# the verdict `sessaudit verify` must give a source with each ending (corpus.json says it per source)
+EXPECTED_VERDICT: Final = {
+    "clean": "clean",
+    "torn-tail": "repairable",  # nothing open; tiny-agent truncates the tail itself
+    "open-tool": "needs-recovery",
+    "open-model": "needs-recovery",
+    "tool-started": "needs-recovery",
+    "manifest-ahead": "needs-recovery",
+    "model-requested": "needs-recovery",
+    "unanswered-request": "needs-recovery",
+}
 MANIFEST: Final = "corpus.json"
 KIB: Final = 1024
 RIVUMI_RUN_BYTES: Final = 64 * KIB
@@ -184,7 +195,12 @@ class Corpus:
             "size": self.size,
             "total_bytes": self.total_bytes,
             "sources": [
-                {"path": source.path, "bytes": source.bytes, "ending": source.ending}
+                {
+                    "path": source.path,
+                    "bytes": source.bytes,
+                    "ending": source.ending,
+                    "verdict": EXPECTED_VERDICT[source.ending],
+                }
                 for source in self.sources
             ],
         }
@@ -287,7 +303,9 @@ class TinyAgentWriter:
             written = builder.bytes_written
             if written >= self.next_compaction and len(builder.message_entry_ids) >= 2:
                 summary = self.pool.take(self.random, self.random.randrange(500, 4000))
-                builder.compact(summary, keep_last=1)
+                # retain the last message, unless it is a tool result (after an aborted run): a retained
+                # tail must be a legal transcript on its own (spec §8.6), not begin with an answer
+                builder.compact(summary, keep_last=builder.retainable(1))
                 self.next_compaction = max(written + FIRST_COMPACTION, written * 3 // 2)
             self.run()
         if ending != "clean":
@@ -551,6 +569,27 @@ def load_manifest(out: Path) -> dict[str, object]:
     if not isinstance(data, dict):
         raise ValueError(f"{out / MANIFEST}: not a corpus manifest")
     return data
+
+
+def disagreements(out: Path, report: dict[str, object]) -> list[str]:
+    """Where a `sessaudit verify --format json` report on the corpus in `out` contradicts its manifest:
+    every source must be reported once, with the verdict its manifest entry says (none: the corpus is what
+    corpus.json claims, so a benchmark on it measured the work it claims)."""
+    sources = load_manifest(out)["sources"]
+    reported = report.get("sources")
+    assert isinstance(sources, list) and isinstance(reported, list)
+    verdicts: dict[Path, list[str]] = {}
+    for item in reported:
+        verdicts.setdefault(Path(item["path"]).resolve(), []).append(str(item["verdict"]))
+    found = []
+    for source in sources:
+        expected = source.get("verdict", EXPECTED_VERDICT[source["ending"]])
+        got = verdicts.pop((out / source["path"]).resolve(), [])
+        if got != [expected]:
+            said = ", ".join(got) or "not reported"
+            found.append(f"{source['path']}: verdict {said}, manifest: {expected}")
+    found += [f"{path}: reported, not in the manifest" for path in sorted(verdicts)]
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,9 @@
                         [--repeat 3] [--corpus-dir bench/.corpus] [--results bench/RESULTS.md] [--seed 1]
 
 Corpora come from `bench/corpus.py` and are cached under `--corpus-dir` (reused when the same size, sessions
-and seed were generated before by the same generator version). Each scenario's commands run in one
+and seed were generated before by the same generator version), and checked: the first `sessaudit verify` of
+each scenario writes its JSON report to a file (every other run to /dev/null), and the benchmark stops,
+writing nothing, unless every source has the verdict corpus.json gives it. Each scenario's commands run in one
 interleaved loop, `--repeat` times, each in its own process; a command's time is its **best** wall-clock
 time (the least disturbed run on a shared machine; the median is shown too) and its peak RSS the highest
 of `ru_maxrss` (`os.wait4`) and the summed VmRSS of its process tree, sampled every 20 ms; each command is
@@ -30,6 +32,7 @@ sizes (a full run-through in under a minute) and writes `bench/.corpus/RESULTS-q
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -49,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus as corpus_module  # bench/corpus.py, beside this file
 
 BENCH: Final = Path(__file__).resolve().parent
-GENERATOR_VERSION: Final = 2  # bump when corpus.py writes different bytes, so cached corpora are rebuilt
+GENERATOR_VERSION: Final = 3  # bump when corpus.py writes different bytes, so cached corpora are rebuilt
 MIB: Final = 1024 * 1024
 DUCKDB_OPTIONS: Final = "format='newline_delimited', ignore_errors=true, maximum_object_size=1073741824"
 DUCKDB_SCRIPT: Final = """
@@ -146,7 +149,7 @@ class Timed:
     bounded: bool  # the peak was no more than the launcher's own: `peak_rss` is an upper bound
 
 
-def run_timed(argv: Sequence[str], *, cwd: Path | None = None) -> Timed:
+def run_timed(argv: Sequence[str], *, cwd: Path | None = None, stdout: Path | None = None) -> Timed:
     """Run `argv` with stdout and stderr to /dev/null, spawned by bench/launch.py (a small process, so the
     command's ru_maxrss is its own: Linux charges a spawned process with its spawner's RSS). Wall and CPU
     time are the launcher's measure of the command (`os.wait4`: children it waited for are included). Peak
@@ -154,18 +157,22 @@ def run_timed(argv: Sequence[str], *, cwd: Path | None = None) -> Timed:
     over the process and all its descendants, sampled every 20 ms while it runs: a command that works in
     several processes (`--jobs`, `load`'s verifying worker) is charged for all of them (shared pages count
     once per process, so the sum is an upper bound). A command that never grew past the launcher's own
-    high-water mark (a few MiB) is reported at that mark, `bounded`."""
+    high-water mark (a few MiB) is reported at that mark, `bounded`. `stdout`: a file for the command's
+    output instead of /dev/null."""
     read_end, write_end = os.pipe()
+    output = open(stdout, "wb") if stdout is not None else None  # noqa: SIM115 (closed below)
     try:
         process = subprocess.Popen(
             [sys.executable, "-S", str(LAUNCHER), str(write_end), *argv],
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL if output is None else output,
             stderr=subprocess.DEVNULL,
             cwd=cwd,
             pass_fds=(write_end,),
         )
     finally:
         os.close(write_end)
+        if output is not None:
+            output.close()
     with os.fdopen(read_end, "rb") as channel:
         first = channel.readline()
         tree_peak = 0
@@ -315,13 +322,39 @@ def commands(
     return table
 
 
+class CorpusMismatch(Exception):
+    """The corpus does not verify as its manifest says: what was measured is not what the tables claim."""
+
+
+def check_corpus(root: Path, report_path: Path) -> None:
+    """The first `sessaudit verify` of a scenario wrote its JSON report: every source must have the verdict
+    corpus.json gives it (a corrupt session stops the verifier early, so it would measure less work)."""
+    try:
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise CorpusMismatch(f"{root.name}: no JSON report from `{VERIFY}` ({error})") from error
+    found = corpus_module.disagreements(root, report)
+    if found:
+        listed = "\n  ".join(found[:20]) + (f"\n  ... and {len(found) - 20} more" if len(found) > 20 else "")
+        raise CorpusMismatch(
+            f"{root.name}: {len(found)} source(s) do not verify as corpus.json says:\n  {listed}"
+        )
+
+
 def measure(scenario: Scenario, root: Path, repeat: int, jobs: bool, say: Callable[[str], None]) -> None:
+    """Each command `repeat` times, interleaved; the first verify's report is checked against corpus.json
+    (check_corpus) before anything else is timed again."""
     with tempfile.TemporaryDirectory(prefix="sessaudit-bench-") as temporary:
         scratch = Path(temporary)
         table = commands(scenario, root, scratch, jobs)
+        report = scratch / "verify-report.json"
         for attempt in range(repeat):
             for name, make in table.items():
-                timed = run_timed(make(attempt), cwd=scratch)
+                to = report if attempt == 0 and name == VERIFY else None
+                timed = run_timed(make(attempt), cwd=scratch, stdout=to)
+                if to is not None:
+                    check_corpus(root, to)
+                    to.unlink()
                 result = scenario.results.setdefault(name, Measurement())
                 result.times.append(timed.elapsed)
                 result.cpu.append(timed.cpu)
@@ -767,7 +800,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for scenario in scenarios:
         root = roots[scenario.name] = ensure_corpus(arguments.corpus_dir, scenario, arguments.seed, say)
         say(f"{scenario.name}: {scenario.sources} source(s), {scenario.bytes / 1e6:.1f} MB")
-        measure(scenario, root, repeat, jobs, say)
+        try:
+            measure(scenario, root, repeat, jobs, say)
+        except CorpusMismatch as error:
+            say(f"run.py: the benchmark stopped, nothing written: {error}")
+            return 1
         print("\n".join(scenario_table(scenario)), flush=True)
     singles = [s for s in scenarios if s.name.startswith("single")]
     rounds = linearity_rounds(singles, roots, repeat, jobs, say)

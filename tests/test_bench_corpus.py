@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 
 from sessaudit.engine import audit
+from sessaudit.reporters.json import render_json
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -27,30 +28,16 @@ def _load_corpus_module() -> ModuleType:
 
 corpus = _load_corpus_module()
 
-EXPECTED_VERDICT = {
-    "clean": "clean",
-    "torn-tail": "repairable",  # nothing open; tiny-agent truncates the tail itself
-    "open-tool": "needs-recovery",
-    "open-model": "needs-recovery",
-    "tool-started": "needs-recovery",
-    "manifest-ahead": "needs-recovery",
-    "model-requested": "needs-recovery",
-    "unanswered-request": "needs-recovery",
-}
-
 
 def _verify(out: Path, manifest: dict[str, object]) -> None:
-    """Every source verifies with no error finding and the verdict its ending calls for."""
+    """Every source verifies with no error finding and the verdict its manifest entry says."""
     sources = manifest["sources"]
     assert isinstance(sources, list)
     paths = [str(out / source["path"]) for source in sources]
     report = audit(paths).report
     errors = [f"{item.rule} {item.message}" for item in report.findings if item.severity.value == "error"]
     assert errors == []
-    assert len(report.sources) == len(sources)
-    verdicts = {Path(source.path).resolve(): source.verdict.value for source in report.sources}
-    for source in sources:
-        assert verdicts[(out / source["path"]).resolve()] == EXPECTED_VERDICT[source["ending"]], source
+    assert corpus.disagreements(out, json.loads(render_json(report))) == []
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -122,3 +109,48 @@ def test_bad_arguments_are_refused(tmp_path: Path) -> None:
         corpus.main(["--format", "tiny-agent", "--size", "lots", "--out", str(tmp_path / "y")])
     assert stopped.value.code == 2
     assert corpus.main(["--format", "tiny-agent", "--size", "1KB", "--out", str(tmp_path / "full")]) == 2
+
+
+# Every scenario the generator has, small but with sessions past the first compaction (256 KiB): 3 MB over
+# 3 sessions was enough to put a compaction right after an aborted run, whose retained tail was then a lone
+# tool result (SA209), in a corpus whose manifest said "clean".
+SCENARIOS = [
+    ("tiny-agent", 3_000_000, 3, 0),
+    ("tiny-agent", 3_000_000, 6, 2),
+    ("tiny-agent-dense", 1_500_000, 3, 1),
+    ("rivumi", 1_500_000, None, 3),
+    ("half-pi", 1_000_000, 2, 2),
+]
+
+
+@pytest.mark.parametrize(("format_name", "size", "sessions", "crash_every"), SCENARIOS)
+def test_every_scenario_verifies_as_its_manifest_says(
+    tmp_path: Path, format_name: str, size: int, sessions: int | None, crash_every: int
+) -> None:
+    corpus.generate(format_name, size, tmp_path, seed=1, sessions=sessions, crash_every=crash_every)
+    manifest = json.loads((tmp_path / corpus.MANIFEST).read_text(encoding="utf-8"))
+    for source in manifest["sources"]:
+        assert source["verdict"] == corpus.EXPECTED_VERDICT[source["ending"]]
+    _verify(tmp_path, manifest)
+
+
+def test_a_compaction_after_an_aborted_run_keeps_no_lone_tool_result(tmp_path: Path) -> None:
+    """The session of the SA209 report (seed 1, index 2, 1 MB): its compaction follows an aborted run whose
+    last message is a tool result; the compaction retains none of it, and the session is clean."""
+    corpus.generate("tiny-agent", 3_000_000, tmp_path, seed=1, sessions=3, crash_every=0)
+    manifest = json.loads((tmp_path / corpus.MANIFEST).read_text(encoding="utf-8"))
+    data = (tmp_path / manifest["sources"][2]["path"]).read_bytes()
+    assert b'"retainedTail":[]' in data
+    _verify(tmp_path, manifest)
+
+
+def test_disagreements_name_each_source_whose_verdict_is_not_the_manifests(tmp_path: Path) -> None:
+    corpus.generate("tiny-agent", 200_000, tmp_path, seed=1, sessions=2, crash_every=2)
+    manifest = json.loads((tmp_path / corpus.MANIFEST).read_text(encoding="utf-8"))
+    first = str(tmp_path / manifest["sources"][0]["path"])
+    report = {"sources": [{"path": first, "verdict": "corrupt"}, {"path": "/elsewhere", "verdict": "clean"}]}
+    assert corpus.disagreements(tmp_path, report) == [
+        f"{manifest['sources'][0]['path']}: verdict corrupt, manifest: clean",
+        f"{manifest['sources'][1]['path']}: verdict not reported, manifest: repairable",
+        "/elsewhere: reported, not in the manifest",
+    ]

@@ -114,3 +114,25 @@ def test_a_process_reports_its_own_memory_split_into_anonymous_and_file_backed(
     grown = memory.own_memory()
     assert grown["anonymous"] - reported["anonymous"] >= 60 << 20
     del ballast
+
+
+def test_the_benchmark_stops_on_a_corpus_that_does_not_verify_as_its_manifest_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """measure() checks the first verify's report against corpus.json: a source whose verdict is not the
+    manifest's stops the benchmark (its numbers would describe other work than the tables claim)."""
+    root = tmp_path / "corpus"
+    run.corpus_module.generate("tiny-agent", 200_000, root, seed=1, sessions=2, crash_every=2)
+    everything = run.commands
+    monkeypatch.setattr(run, "commands", lambda *a: {run.VERIFY: everything(*a)[run.VERIFY]})
+    scenario = run.Scenario("corpus", "two sessions", "tiny-agent", 200_000, 2, sources=2)
+    run.measure(scenario, root, 2, True, lambda _: None)
+    assert len(scenario.results[run.VERIFY].times) == 2
+    manifest_path = root / run.corpus_module.MANIFEST
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    torn = manifest["sources"][1]
+    assert (torn["ending"], torn["verdict"]) == ("torn-tail", "repairable")
+    torn["verdict"] = "clean"
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(run.CorpusMismatch, match=r"(?s)1 source.*verdict repairable, manifest: clean"):
+        run.measure(run.Scenario("corpus", "two", "tiny-agent", 200_000, 2, sources=2), root, 2, True, print)

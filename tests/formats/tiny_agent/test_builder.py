@@ -21,6 +21,8 @@ from sessaudit.formats.tiny_agent.builder import (
 from sessaudit.formats.tiny_agent.builder_core import iso_instant
 from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
 from sessaudit.formats.tiny_agent.digests import uuid7_millis
+from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
+from sessaudit.verdicts import Verdict
 from tests.formats.tiny_agent.damaged import DAMAGED
 from tests.formats.tiny_agent.invariants import check_session, committed_lines
 from tests.formats.tiny_agent.scenarios import LEGAL, tools_completed, write_tools_run
@@ -132,6 +134,32 @@ def test_message_memory_bounds_what_a_compaction_can_retain() -> None:
     check_session(builder.data())
     with pytest.raises(ValueError, match="message_memory"):
         builder.compaction_entry(builder.step(builder.start_compaction(keep_last=3)), "summary")
+
+
+def test_a_compaction_never_retains_a_tool_result_without_its_call() -> None:
+    """After an aborted run the last message is a tool result: retaining it alone would be an illegal
+    transcript (spec §8.6 step 8, SA209), so the builder refuses it and `retainable` avoids it."""
+    builder = SessionBuilder(seed=8)
+    builder.exchange("Hi.", "Hello.")
+    run = builder.start_run("Read it.")
+    answer = builder.assistant(builder.step(run), None, calls=[Call("read", {"path": "a"}), Call("grep", {})])
+    builder.tool_result(builder.start_tool(answer, 0), "a")
+    builder.tool_result(builder.start_tool(answer, 1, arguments={"pattern": "x"}), "b")
+    step = builder.step(run)
+    builder.abort(run)
+    builder.step_failed(step, "aborted", "Operation aborted")
+    builder.finish(run, "aborted")
+    assert [builder.retainable(at_most) for at_most in (0, 1, 2, 3, 9)] == [0, 0, 0, 3, 5]
+    with pytest.raises(ValueError, match="legal transcript"):
+        builder.start_compaction(keep_last=1)
+    builder.compact("summary", keep_last=builder.retainable(1))
+    check_session(builder.data())
+    builder.compact("again", keep_last=builder.retainable(1))  # the same boundary: nothing new to retain
+    check_session(builder.data())
+    data = builder.data()
+    outcome = verify_tiny_agent("s.jsonl", "s.jsonl", io.BytesIO(data), len(data))
+    assert outcome.native["reducer"]["ok"] is True
+    assert [session.verdict for session in outcome.sessions] == [Verdict.CLEAN]
 
 
 def test_ids_predate_their_fact_for_a_slow_tool() -> None:

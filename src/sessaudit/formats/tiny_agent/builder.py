@@ -185,9 +185,14 @@ class SessionBuilder(RunWriter):
             raise ValueError(
                 f"keep_last must leave at least one of {len(self._message_ids)} messages to compact"
             )
-        operation = Operation(self._ids.uuid7(), "compaction", self._message_ids[-1], self._ids.uuid7())
         split = len(self._message_ids) - keep_last
         compacted, retained = self._message_ids[:split], tuple(self._message_ids[split:])
+        if self._standalone(retained) is False:
+            raise ValueError(
+                f"the last {keep_last} message(s) are no legal transcript on their own (spec §8.6 step 8: "
+                "a tool result's assistant would be compacted away); choose keep_last with retainable()"
+            )
+        operation = Operation(self._ids.uuid7(), "compaction", self._message_ids[-1], self._ids.uuid7())
         digest = self._source_hash.copy()
         digest.update(b"]")
         record = {
@@ -203,6 +208,34 @@ class SessionBuilder(RunWriter):
         self._emit("record", {"record": record}, self._ids.uuid7())
         self._partitions[operation.operation_id] = (compacted[-1], retained)
         return operation
+
+    def _standalone(self, entry_ids: tuple[str, ...] | list[str]) -> bool | None:
+        """Whether these remembered messages are a legal transcript on their own (spec §12.3): no tool
+        result without its call before it, no message while calls are pending. None: one was forgotten."""
+        if any(entry_id not in self._messages for entry_id in entry_ids):
+            return None
+        pending: set[object] = set()
+        for entry_id in entry_ids:
+            message = self._messages[entry_id]
+            if message["role"] == "tool":
+                if message["tool_call_id"] not in pending:
+                    return False
+                pending.discard(message["tool_call_id"])
+                continue
+            if pending:
+                return False
+            calls = message.get("tool_calls") or []
+            assert isinstance(calls, list)
+            pending.update(call["id"] for call in calls)
+        return True
+
+    def retainable(self, at_most: int = 1) -> int:
+        """The longest tail of at most `at_most` messages a compaction may retain: a legal transcript on
+        its own (spec §8.6 step 8), so never one starting with a tool result (0 when none is)."""
+        count = min(at_most, len(self._message_ids) - 1)
+        while count > 0 and self._standalone(self._message_ids[len(self._message_ids) - count :]) is not True:
+            count -= 1
+        return max(count, 0)
 
     def compaction_entry(
         self, step: Step, summary: str, *, usage: UsageChoice = AUTO, latency_ms: int | None = None

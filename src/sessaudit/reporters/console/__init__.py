@@ -42,6 +42,7 @@ __all__ = [
 
 _location = location  # the name the rules documentation's test compares with
 
+_LEVELS = {level.value: level for level in Severity}
 _STATUS_WORD = {0: ("ok", "bold green"), 1: ("FAIL", "bold red"), 3: ("INCOMPLETE", "bold magenta")}
 _PHRASES = {
     Verdict.CORRUPT: ("corrupt", "corrupt"),
@@ -139,9 +140,10 @@ def _verdict_phrase(verdict: Verdict, count: int) -> str:
 
 def _failing_findings(report: Report) -> str:
     """The findings at or above the fail-on level, counted (`1 error, 2 warnings`)."""
-    if report.settings.fail_on == "never":
+    level = _LEVELS.get(report.settings.fail_on)  # "never", or a value masked by --redact: nothing fails
+    if level is None:
         return ""
-    threshold = Severity(report.settings.fail_on).rank
+    threshold = level.rank
     counts = report.summary.findings
     parts = [
         _count(counts[level.value], level.value)

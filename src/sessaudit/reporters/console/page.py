@@ -85,10 +85,12 @@ def _wrap_hanging(body: Text, first: int, hang: int) -> list[Text]:
     plain = body.plain
     breaks: list[int] = []
     start, room = 0, max(first, 20)
+    rest = max(first - hang, 20)
     for word in re.finditer(r"\S+", plain):
-        if word.end() - start > room and word.start() > start:
+        # a word too long for any line stays where it is: on a line of its own it would not fit either
+        if word.end() - start > room and word.start() > start and word.end() - word.start() <= rest:
             breaks.append(word.start())
-            start, room = word.start(), max(first - hang, 20)
+            start, room = word.start(), rest
     lines = list(body.divide(breaks))
     for piece in lines:
         piece.rstrip()

@@ -250,7 +250,8 @@ def print_skipped(page: Page, report: Report, show_skipped: bool) -> None:
         if len(reasons) == 1:
             why = f"{count}: {safe(reasons[0][0])} (--show-skipped lists them)"
         else:
-            why = f"{count} ({'; '.join(f'{n} {safe(reason)}' for reason, n in reasons)}); --show-skipped lists them"
+            each = "; ".join(f"{n} {safe(reason)}" for reason, n in reasons)
+            why = f"{count} ({each}); --show-skipped lists them"
         page.line(Text(why, style="dim"))
         return
     page.line(Text(f"Skipped {len(report.skipped)} file(s) that are not session logs:", style="bold"))

@@ -103,6 +103,8 @@ def headline(report: Report, exit_status: int | None = None) -> Text:
     )
     if status == 0 and attention:
         word, style = "ATTENTION", "bold yellow"
+    if status == 0 and not report.sources and not report.settings.allow_empty:
+        word, style = "EMPTY", "bold yellow"  # never "ok" for an audit of nothing, unless allowed
     text = Text(word, style=style)
     if not report.sources:
         skipped = f" ({_count(len(report.skipped), 'file')} skipped)" if report.skipped else ""

@@ -267,3 +267,32 @@ def test_console_output_to_a_file_is_plain(tmp_path: Path, monkeypatch: pytest.M
     text = out.read_text(encoding="utf-8")
     assert "\x1b[" not in text and not set("┃━╇│") & set(text)
     assert _too_wide(text, 80) == []
+
+
+def test_log_derived_text_is_escaped_in_every_part() -> None:
+    effect = PendingEffect(
+        tool_call_id="c\x1b[2J",
+        tool_name="bash\u202e",
+        arguments={"command": "\x1b]0;pwned\x07"},
+        intent_id="i\x07",
+        result_slot=None,
+        replay_policy="never",
+    )
+    recovery = Recovery(
+        condition="effect-unknown", conditions=["effect-unknown"], seed_kind="fork", pending_effects=[effect]
+    )
+    source = _source_with_runs([], 1)
+    run = Run(run_id="r\x1b[31m", kind="run", state="open", recovery=recovery, last_written_at="\x1b[1m")
+    session = source.sessions[0].model_copy(update={"runs": [run]})
+    source = source.model_copy(
+        update={"path": "logs/\x1b[2Jstore.db", "format_version": "v\x1b[5m", "sessions": [session]}
+    )
+    findings = [
+        finding("SA205", "seq-mismatch", Severity.ERROR, "m\x9b31m", path=source.path, pointer="/\x1b")
+    ]
+    report = handmade_report(findings, [source, source.model_copy(update={"path": "logs/b\u2066.db"})])
+    report = report.model_copy(update={"settings": Settings(config="s\x1b.toml"), "skipped": []})
+    for width in (80, 160):
+        text = render_console(report, width=width, now=NOW)
+        assert not any(character in text for character in "\x1b\x07\x9b\u202e\u2066"), text
+        assert "UNKNOWN: tool bash\\u202e (c\\x1b[2J)" in text

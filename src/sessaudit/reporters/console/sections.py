@@ -191,8 +191,8 @@ def _source_cells(source: Source, names: tuple[str, ...]) -> list[Text]:
     version = f" v{source.format_version}" if source.format_version else ""
     values = {
         "verdict": Text(source.verdict.value, style=VERDICT_STYLE[source.verdict]),
-        "format": Text(f"{source.format or '-'}{version}"),
-        "kind": Text(source.format or "-"),
+        "format": Text(safe(f"{source.format or '-'}{version}")),  # a version is read from the log
+        "kind": Text(safe(source.format or "-")),
         "sessions": Text(str(len(source.sessions))),
         "facts": Text(str(sum(session.facts for session in source.sessions))),
         "tokens in / out": Text(f"{tokens_in:,} / {tokens_out:,}"),

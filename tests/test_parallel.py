@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -195,3 +196,35 @@ def test_quiet_shows_no_progress_even_on_a_terminal(tmp_path: Path) -> None:
     code, shown = _run_on_a_terminal(["verify", "--quiet", str(big)])
     assert code in (1, 3)
     assert b"verifying" not in shown
+
+
+def test_ctrl_c_ends_the_pool_workers_without_their_tracebacks(tmp_path: Path) -> None:
+    """SIGINT reaches the whole foreground group, as a terminal's Ctrl-C does: the workers leave it to
+    the parent, which ends them at once; only the parent's one line is printed."""
+    script = (
+        "import sys, time\n"
+        "from sessaudit.parallel import ordered_map\n"
+        "def slow(item):\n"
+        "    time.sleep(60)\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    list(ordered_map(slow, [1, 2, 3, 4], jobs=2, sizes=[1 << 30] * 4))\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', file=sys.stderr)\n"
+        "    sys.exit(130)\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None and process.stdout.readline() == "started\n"
+    time.sleep(1.5)  # the workers are forked and sleeping
+    started = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stderr) == (130, "interrupted\n")
+    assert time.monotonic() - started < 20  # the sleeping workers were not waited for

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import traceback
 from dataclasses import replace
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
@@ -27,7 +29,7 @@ from sessaudit.cli_limits import (
     MaxLineBytesOption,
     limits_of,
 )
-from sessaudit.cli_warehouse import internal_message, load, query
+from sessaudit.cli_warehouse import EXIT_INTERRUPTED, internal_message, interrupted, load, query
 from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
 from sessaudit.formats.interface import VerifyOptions
@@ -86,9 +88,24 @@ def exit_code(result: AuditResult, fail_on: FailOn) -> int:
     return EXIT_OK
 
 
+class OutputWriteError(Exception):
+    """An output file that cannot be written, named as the user gave it (never its temporary file)."""
+
+    def __init__(self, path: Path, error: OSError) -> None:
+        super().__init__(f"cannot write {path}: {error.strerror or error}")
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file in the same folder and a rename; a path that is not
-    a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place, never renamed over."""
+    a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place, never renamed over. Any
+    failure is an `OutputWriteError` naming `path`."""
+    try:
+        _write_atomically(path, text)
+    except OSError as error:
+        raise OutputWriteError(path, error) from error
+
+
+def _write_atomically(path: Path, text: str) -> None:
     if path.exists() and not path.is_file():
         with path.open("w", encoding="utf-8") as handle:
             handle.write(text)
@@ -102,6 +119,22 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def utc_now() -> datetime:
+    """The clock the console's relative times ("3 h ago") are read against (tests replace it)."""
+    return datetime.now(UTC)
+
+
+def console_width(terminal: bool) -> int:
+    """The console report's width: the terminal's when writing to one; otherwise $COLUMNS when set, else
+    80, so a report piped or written to a file does not depend on the terminal it was started from."""
+    if terminal:
+        return shutil.get_terminal_size((80, 24)).columns
+    try:
+        return max(int(os.environ.get("COLUMNS", "")), 40)
+    except ValueError:
+        return 80
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -244,6 +277,12 @@ def verify(
     quiet: Annotated[
         bool, typer.Option("--quiet", help="Print no report on stdout and no progress; the exit code tells.")
     ] = False,
+    show_skipped: Annotated[
+        bool,
+        typer.Option(
+            "--show-skipped", help="List every file skipped as no session log (the console counts them)."
+        ),
+    ] = False,
     debug: DebugOption = False,
 ) -> None:
     """Verify session logs: verdicts, findings with locations, open runs and what is unknown."""
@@ -273,8 +312,27 @@ def verify(
         if seeds_dir is not None:
             for item in write_report_seeds(result.report, seeds_dir):
                 seed_paths[(item.source, item.run_id)] = str(item.path)
-        if output_format is OutputFormat.CONSOLE and output is None:
-            text = render_console(result.report, color=sys.stdout.isatty(), seed_paths=seed_paths)
+        # a baseline just written accepts every finding: only an incomplete audit fails
+        code = exit_code(result, FailOn.NEVER if write_baseline is not None else FailOn(policy.fail_on))
+        # verdicts and run conditions are not findings: a baseline never accepts them
+        gate_lines = gate_failures(result.report, policy)
+        if gate_lines:
+            code = max(code, EXIT_FINDINGS)
+        now = utc_now()
+
+        def console(terminal: bool) -> str:
+            return render_console(
+                result.report,
+                color=terminal,
+                width=console_width(terminal),
+                now=now,
+                exit_status=code,
+                show_skipped=show_skipped,
+                seed_paths=seed_paths,
+            )
+
+        if output_format is OutputFormat.CONSOLE:
+            text = console(output is None and sys.stdout.isatty())
         else:
             text = render(output_format, result.report, times)
         if output is not None:
@@ -282,28 +340,30 @@ def verify(
         elif not quiet:
             sys.stdout.write(text)
         for extra_format, extra_path in extra_outputs:
-            if extra_format is OutputFormat.CONSOLE:
-                extra_text = render_console(result.report, color=False, seed_paths=seed_paths)
-            else:
-                extra_text = render(extra_format, result.report, times)
+            extra_text = (
+                console(False)
+                if extra_format is OutputFormat.CONSOLE
+                else render(extra_format, result.report, times)
+            )
             write_atomically(extra_path, extra_text)
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         wants_github = OutputFormat.GITHUB in {output_format, *(item for item, _ in extra_outputs)}
         if step_summary and wants_github:  # GitHub expects the summary appended, not replaced
-            with open(step_summary, "a", encoding="utf-8") as handle:
-                handle.write(render_github_summary(result.report))
+            try:
+                with open(step_summary, "a", encoding="utf-8") as handle:
+                    handle.write(render_github_summary(result.report))
+            except OSError as error:
+                raise OutputWriteError(Path(step_summary), error) from error
         for reason in result.incomplete:
             shown = redact_text(reason, result.report) if redact else reason
             typer.echo(f"sessaudit: audit incomplete: {safe(shown)}", err=True)
-        # a baseline just written accepts every finding: only an incomplete audit fails
-        code = exit_code(result, FailOn.NEVER if write_baseline is not None else FailOn(policy.fail_on))
-        # verdicts and run conditions are not findings: a baseline never accepts them
-        for line in gate_failures(result.report, policy):
+        for line in gate_lines:
             typer.echo(f"sessaudit: fails {safe(line)}", err=True)
-            code = max(code, EXIT_FINDINGS)
-    except (typer.Exit, KeyboardInterrupt):
+    except typer.Exit:
         raise
-    except SeedClash as error:
+    except KeyboardInterrupt:
+        interrupted()
+    except (SeedClash, OutputWriteError) as error:
         _fail(str(error), EXIT_USAGE)
     except OSError as error:
         if debug:
@@ -337,8 +397,8 @@ def _write_baseline(path: Path, findings: list[Finding], redacted: Report | None
     try:
         text = render_baseline(findings)
         write_atomically(path, redact_baseline(text, redacted) if redacted is not None else text)
-    except OSError as error:
-        _fail(f"--write-baseline: cannot write {path}: {error.strerror or error}", EXIT_USAGE)
+    except OutputWriteError as error:
+        _fail(f"--write-baseline: {error}", EXIT_USAGE)
 
 
 def _resolve_policy(
@@ -448,8 +508,10 @@ def seed(
             shown = redact_text(reason, result.report) if redact else reason
             typer.echo(f"sessaudit: audit incomplete: {safe(shown)}", err=True)
         code = EXIT_INCOMPLETE if result.incomplete else EXIT_OK
-    except (typer.Exit, KeyboardInterrupt):
+    except typer.Exit:
         raise
+    except KeyboardInterrupt:
+        interrupted()
     except Exception as error:
         if debug:
             traceback.print_exc()
@@ -545,6 +607,9 @@ def main() -> None:
         app(standalone_mode=True)
     except SystemExit:
         raise
+    except KeyboardInterrupt:  # outside a command (while starting): the same one line
+        sys.stderr.write("sessaudit: interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as error:  # pragma: no cover - a last guard outside any command
         sys.stderr.write(f"sessaudit: internal error: {type(error).__name__}: {error}\n")
         sys.exit(EXIT_INTERNAL)

@@ -32,9 +32,16 @@ if TYPE_CHECKING:
     from sessaudit.warehouse.loader import LoadResult
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 2, 3, 4
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
 
 DatabaseOption = Annotated[Path, typer.Option("--db", help="The DuckDB warehouse file.", dir_okay=False)]
 Debug = Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")]
+
+
+def interrupted() -> NoReturn:
+    """Ctrl-C: one line, exit 130, no traceback; outputs are written atomically, so none is half-written."""
+    typer.echo("sessaudit: interrupted", err=True)
+    raise typer.Exit(EXIT_INTERRUPTED)
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -88,8 +95,10 @@ def load(
         verify_options = VerifyOptions(limits=limits)
         options = LoadOptions(jobs=jobs or default_jobs(), parquet=parquet, verify=verify_options)
         result = load_warehouse(paths, db, options)
-    except (typer.Exit, KeyboardInterrupt):
+    except typer.Exit:
         raise
+    except KeyboardInterrupt:
+        interrupted()
     except (SchemaMismatch, ExportError, WarehouseError) as error:
         _fail(str(error), EXIT_USAGE)
     except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
@@ -156,8 +165,10 @@ def query(
         else:
             answer = run_sql(db, str(sql), dict(given))
         sys.stdout.write(RENDERERS[output_format](answer))
-    except (typer.Exit, KeyboardInterrupt):
+    except typer.Exit:
         raise
+    except KeyboardInterrupt:
+        interrupted()
     except QueryError as error:
         _fail(str(error), EXIT_USAGE)
     except Exception as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, wait
@@ -29,6 +30,21 @@ def worker_failure(error: BaseException) -> str | None:
         "a worker process ended abruptly (the system may have killed it, for example when memory ran out); "
         "nothing was written; rerun with --jobs 1 or with more memory"
     )
+
+
+def _worker_start(counter: progress.Counter) -> None:
+    """Pool initializer: Ctrl-C is the parent's to handle (it ends the workers); a worker that took it
+    itself would print a traceback of its own while idle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    progress.shared_sink(counter)
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool's workers now (after Ctrl-C): the audit is abandoned, nothing of theirs is awaited."""
+    processes = dict(getattr(pool, "_processes", None) or {})  # shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes.values():
+        process.terminate()
 
 
 def default_jobs() -> int:
@@ -78,34 +94,38 @@ def ordered_map(
     with ProcessPoolExecutor(
         max_workers=min(jobs, len(items)),
         mp_context=context,
-        initializer=progress.shared_sink,
+        initializer=_worker_start,
         initargs=(counter,),
     ) as pool:
-        ahead = len(items) if window is None else max(1, window)
-        futures: deque[Future[Result]] = deque()
-        pending: set[Future[Result]] = set()
-        submitted = 0
-        started = False
-        while submitted < len(items) or futures:
-            while submitted < len(items) and len(futures) < ahead:
-                futures.append(pool.submit(function, items[submitted]))
-                pending.add(futures[-1])
-                submitted += 1
-            if tracker is not None and submitted and not started:
-                # Forked workers all exist once the first item is submitted: the display (and its refresh
-                # thread) starts only now, so no worker is forked while another thread holds a lock.
-                tracker.start(total, len(items))
-                tracker.attach(counter)
-                started = True
-            future = futures.popleft()
-            while not future.done():
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                if tracker is not None:
-                    for _ in done:
+        try:
+            ahead = len(items) if window is None else max(1, window)
+            futures: deque[Future[Result]] = deque()
+            pending: set[Future[Result]] = set()
+            submitted = 0
+            started = False
+            while submitted < len(items) or futures:
+                while submitted < len(items) and len(futures) < ahead:
+                    futures.append(pool.submit(function, items[submitted]))
+                    pending.add(futures[-1])
+                    submitted += 1
+                if tracker is not None and submitted and not started:
+                    # Forked workers all exist once the first item is submitted: the display (and its refresh
+                    # thread) starts only now, so no worker is forked while another thread holds a lock.
+                    tracker.start(total, len(items))
+                    tracker.attach(counter)
+                    started = True
+                future = futures.popleft()
+                while not future.done():
+                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    if tracker is not None:
+                        for _ in done:
+                            tracker.source_done()
+                        tracker.poll()
+                if future in pending:  # finished between the check and the wait
+                    pending.discard(future)
+                    if tracker is not None:
                         tracker.source_done()
-                    tracker.poll()
-            if future in pending:  # finished between the check and the wait
-                pending.discard(future)
-                if tracker is not None:
-                    tracker.source_done()
-            yield future.result()
+                yield future.result()
+        except (KeyboardInterrupt, GeneratorExit):  # Ctrl-C, or the caller gave up
+            _end_workers(pool)
+            raise

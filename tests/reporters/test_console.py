@@ -125,7 +125,9 @@ def test_relative_times() -> None:
 
 
 def _headline(stdout: str) -> str:
-    return stdout.splitlines()[2]
+    """The verdict line: the first line after the title (and the settings line, when one is shown)."""
+    lines = stdout.splitlines()
+    return lines[lines.index("") + 1]
 
 
 def test_verdict_line_when_all_is_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,7 +146,7 @@ def test_verdict_line_when_an_effect_is_of_unknown_outcome(
     # the answer comes first: the unknown effect precedes the table, the findings and the summary
     assert stdout.index("UNKNOWN: tool bash") < stdout.index("Sources (1)") < stdout.index("Findings")
     code, stdout, _ = _verify(monkeypatch, str(tmp_path), "--fail-on", "warning")
-    assert (code, _headline(stdout)) == (1, "FAIL — 1 needs recovery: 1 effect of unknown outcome")
+    assert (code, _headline(stdout)) == (1, "FAIL — 1 needs recovery: 1 effect of unknown outcome; 2 warnings")
     # with the settings in the report (filled by the CLI), the failing findings are counted too
     report = sessaudit.cli.audit([str(tmp_path)]).report
     failing = report.model_copy(update={"settings": Settings(fail_on="warning")})

@@ -93,13 +93,8 @@ def audit(
         sources.append(source)
         findings.extend(source_findings)
         answered.update(source_answered)
-        over = incomplete_reason(source.path, source_findings)  # over a limit, named or walked (CONTRACT §3)
-        if over is not None:
-            incomplete.append(over)
-        elif candidate.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
-            incomplete.append(f"{source.path}: {source.verdict.value}")
-        if not source.evidence_unchanged:
-            incomplete.append(f"{source.path}: evidence changed while it was read")
+        incomplete.extend(source_incomplete(source, source_findings, named=candidate.named))
+    incomplete.extend(discovery.unread)
     findings.extend(_unanswered_claims(options, answered))
     findings.sort(key=Finding.sort_key)
     report = Report(
@@ -110,6 +105,21 @@ def audit(
         summary=summarise(sources, findings),
     )
     return AuditResult(report=report, incomplete=incomplete)
+
+
+def source_incomplete(source: Source, findings: list[Finding], *, named: bool) -> list[str]:
+    """Why one verified source makes the audit incomplete (CONTRACT §3), one line each: over a limit, not
+    read (named or walked: what may be a session log and could not be read is never a pass), named and
+    unsupported, or changed while it was read."""
+    reasons = []
+    over = incomplete_reason(source.path, findings)  # over a limit, named or walked
+    if over is not None:
+        reasons.append(over)
+    elif source.verdict is Verdict.UNREADABLE or (named and source.verdict is Verdict.UNSUPPORTED):
+        reasons.append(f"{source.path}: {source.verdict.value}")
+    if not source.evidence_unchanged:
+        reasons.append(f"{source.path}: evidence changed while it was read")
+    return reasons
 
 
 def _unanswered_claims(options: VerifyOptions, answered: set[int]) -> list[Finding]:

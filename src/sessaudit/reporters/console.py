@@ -71,7 +71,7 @@ def render_console(
     _print_findings(console, report.findings)
     _print_open_runs(console, report.sources, seed_paths or {})
     if report.skipped:
-        console.print(Text(f"Skipped {len(report.skipped)} file(s) that are not session logs:", style="bold"))
+        console.print(Text(f"Skipped {len(report.skipped)} path(s), each with the reason:", style="bold"))
         for item in report.skipped:
             console.print(Text(f"  {safe(item.path)}: {safe(item.reason)}"))
     console.print(_summary_line(report))

@@ -22,6 +22,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 SQLITE_SNIFF_BYTES = 1024 * 1024
 HALF_PI_COMPANIONS = ("-wal", "-shm", "-journal")
 WAL_SNIFF_BYTES = 4 * 1024 * 1024
+RIVUMI_RECORDS = ("events.jsonl", "session.json")
 RIVUMI_COMPANIONS = ("request.json", ".writer.lock", "workspace")
 
 _TINY_V2_HEADER = re.compile(rb'"kind"\s*:\s*"header"')
@@ -68,6 +69,7 @@ class Discovery:
     # why the audit is incomplete because of the walks: a walked entry (file or folder) that may hold a
     # session log could not be read (it is also in `skipped`, with the OS error)
     unread: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # named directories whose walk found no source at all
 
     def add(self, candidate: Candidate) -> None:
         self.candidates.append(candidate)
@@ -122,8 +124,11 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
     if stat.S_ISDIR(info.st_mode):
         if rivumi_run_directory(real_path):
             result.candidates.append(Candidate(given, real_path, Format.RIVUMI, True))
-        else:
-            _walk(given, real_path, result, max_files)
+            return
+        found = len(result.candidates)
+        _walk(given, real_path, result, max_files)
+        if len(result.candidates) == found:
+            result.empty.append(given)  # nothing verified is not a pass (SA006 unless --allow-empty)
         return
     if not stat.S_ISREG(info.st_mode):
         result.candidates.append(
@@ -339,9 +344,10 @@ def _has_half_pi_schema(text: str) -> bool:
 
 def rivumi_run_directory(real_path: str) -> bool:
     """A directory with `session.json` holding `schema_version`, or an `events.jsonl` of events (CONTRACT §1);
-    also, leniently, one whose `session.json` or `events.jsonl` is damaged beyond that test (or unreadable,
-    or a symbolic link) but which has a run's companions (`request.json`, `.writer.lock` or `workspace/`),
-    so a damaged run is verified, not walked into and skipped."""
+    also, leniently, one whose `session.json` or `events.jsonl` is damaged beyond that test (zero-filled by a
+    power loss, unreadable, a symbolic link) but which holds both of them, or one of them and a run's
+    companions (`request.json`, `.writer.lock` or `workspace/`): a damaged run is verified and its damage
+    reported, never walked into and skipped."""
     manifest = os.path.join(real_path, "session.json")
     events = os.path.join(real_path, "events.jsonl")
     if b'"schema_version"' in _prefix_or_empty(manifest):
@@ -349,8 +355,10 @@ def rivumi_run_directory(real_path: str) -> bool:
     first_line = _prefix_or_empty(events).split(b"\n", 1)[0]
     if all(key in first_line for key in (b'"event_type"', b'"run_id"', b'"sequence"')):
         return True
-    has_record = os.path.lexists(manifest) or os.path.lexists(events)
-    return has_record and any(os.path.lexists(os.path.join(real_path, name)) for name in RIVUMI_COMPANIONS)
+    records = sum(os.path.lexists(os.path.join(real_path, name)) for name in RIVUMI_RECORDS)
+    return records == len(RIVUMI_RECORDS) or (
+        records > 0 and any(os.path.lexists(os.path.join(real_path, name)) for name in RIVUMI_COMPANIONS)
+    )
 
 
 def _prefix_or_empty(real_path: str) -> bytes:

@@ -30,9 +30,9 @@ import duckdb
 
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Discovery, Format, discover
-from sessaudit.engine import source_incomplete, summarise, verify_candidate
+from sessaudit.engine import discovery_outcome, source_incomplete, summarise, verify_candidate
 from sessaudit.formats.interface import DEFAULT_OPTIONS, VerifyOptions
-from sessaudit.model import Finding, Report, Source, Tool
+from sessaudit.model import Finding, Report, Settings, Source, Tool
 from sessaudit.parallel import ordered_map
 from sessaudit.progress import estimated_bytes
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
@@ -377,14 +377,18 @@ def _reason(error: Exception) -> str:
 
 def _result(outcomes: list[Outcome], discovery: Discovery, options: LoadOptions) -> LoadResult:
     """The report (as `audit` assembles it) and why the load is incomplete (as `audit` decides it)."""
+    allow_empty = options.verify.allow_empty
+    walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=allow_empty)
     sources = [item.source for item in outcomes]
-    findings = sorted((finding for item in outcomes for finding in item.findings), key=Finding.sort_key)
+    findings = [finding for item in outcomes for finding in item.findings] + walked_findings
+    findings.sort(key=Finding.sort_key)
     report = Report(
         tool=Tool(version=options.version),
         sources=sources,
         skipped=discovery.skipped,
         findings=findings,
         summary=summarise(sources, findings),
+        settings=Settings(allow_empty=allow_empty),
     )
     result = LoadResult(report=report, outcomes=outcomes)
     for item in outcomes:
@@ -395,7 +399,7 @@ def _result(outcomes: list[Outcome], discovery: Discovery, options: LoadOptions)
                 result.incomplete.append(f"{source.path}: evidence changed while it was read")
         else:
             result.incomplete.extend(source_incomplete(source, item.findings, named=item.named))
-    result.incomplete.extend(discovery.unread)  # walked entries that could not be read
+    result.incomplete.extend(walked_incomplete)
     return result
 
 

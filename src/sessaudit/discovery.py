@@ -110,6 +110,12 @@ def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_FILES) -> None:
+    run = _run_of_named_record(given)
+    if run is not None:
+        # a named events.jsonl or session.json of a Rivumi run stands for the run directory, whatever the
+        # name is (a regular file, a symbolic link, a file that cannot be read): CONTRACT §1
+        result.candidates.append(Candidate(os.path.dirname(given) or ".", run, Format.RIVUMI, True))
+        return
     try:
         info = os.stat(given)  # a path named by the user may be a symlink: follow it, once
     except FileNotFoundError:
@@ -139,8 +145,8 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
         return
     parent = os.path.dirname(real_path)
     if os.path.basename(real_path) in ("events.jsonl", "session.json") and rivumi_run_directory(parent):
-        # a named file inside a Rivumi run directory stands for the directory (CONTRACT §1)
-        result.candidates.append(Candidate(given, parent, Format.RIVUMI, True))
+        # a link elsewhere to a Rivumi run's record stands for the run directory (CONTRACT §1)
+        result.candidates.append(Candidate(parent, parent, Format.RIVUMI, True))
         return
     try:
         store = _half_pi_owner(real_path)
@@ -166,6 +172,15 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
         )
         return
     result.add(Candidate(given, real_path, detected, True))
+
+
+def _run_of_named_record(given: str) -> str | None:
+    """The Rivumi run directory a named `events.jsonl` or `session.json` lies in (by the name as given, so a
+    symbolic link in the run stands for the run too), or None."""
+    if os.path.basename(given) not in RIVUMI_RECORDS:
+        return None
+    parent = os.path.realpath(os.path.dirname(given) or ".")
+    return parent if os.path.isdir(parent) and rivumi_run_directory(parent) else None
 
 
 def _half_pi_owner(real_path: str) -> str | None:

@@ -147,6 +147,23 @@ def test_a_store_whose_own_pages_hold_the_schema_is_recognised_without_its_wal(
     assert [c.format for c in discover([str(store)]).candidates] == [Format.HALF_PI]
 
 
+def test_a_walked_store_recognised_by_its_pages_whose_wal_cannot_be_copied_makes_the_audit_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessaudit.formats.half_pi.builder import StoreBuilder
+
+    builder = StoreBuilder(tmp_path / "half-pi.db", seed=5)
+    builder.session().user("hello")
+    store = builder.finish().path  # checkpointed: the schema is in the database's own pages
+    Path(store + "-wal").write_bytes(b"\0" * 100)
+    deny_open(monkeypatch, lambda path: path.endswith("-wal"))
+    result = audit([str(tmp_path)])  # walked, not named: an unreadable source is still not a pass
+    assert [(source.path, source.verdict.value) for source in result.report.sources] == [
+        (store, "unreadable")
+    ]
+    assert result.incomplete == [f"{store}: unreadable"]
+
+
 # --- real file modes, without the privilege to ignore them ---------------------------------------
 
 

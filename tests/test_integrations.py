@@ -154,7 +154,7 @@ def test_a_run_named_through_both_of_its_files_is_verified_once(tmp_path: Path) 
         ]
     ).report
     assert [(source.path, source.format) for source in report.sources] == [
-        (str(run_dir / "events.jsonl"), "rivumi"),
+        (str(run_dir), "rivumi"),  # a named file of a run stands for the run, as a named -wal for its store
         (str(store / "half-pi.db"), "half-pi"),
     ]
     once = audit([str(run_dir), str(store / "half-pi.db")]).report

@@ -23,6 +23,7 @@ from sessaudit.cli_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_BYTES,
+    AllowEmptyOption,
     MaxFileBytesOption,
     MaxFilesOption,
     MaxFindingsOption,
@@ -274,6 +275,7 @@ def verify(
     max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
     max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
+    allow_empty: AllowEmptyOption = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", help="Print no report on stdout and no progress; the exit code tells.")
     ] = False,
@@ -297,6 +299,7 @@ def verify(
             claims=tuple(loaded),
             claims_path=str(claims) if claims is not None else None,
             limits=limits_of(max_line_bytes, max_file_bytes, max_files, max_findings),
+            allow_empty=allow_empty,
         )
         stopwatch = Stopwatch()
         with progress_bar(sys.stderr.isatty() and not quiet) as bar:
@@ -304,6 +307,8 @@ def verify(
         times = stopwatch.stop() if timestamps else None
         applied = apply_policy(result.report, policy)  # filters change findings and exit code, never verdicts
         result = replace(result, report=applied.report)
+        settings = result.report.settings.model_copy(update={"allow_empty": allow_empty})
+        result = replace(result, report=result.report.model_copy(update={"settings": settings}))
         if redact:  # before any output: reports, seeds and stderr lines all see the redacted report
             result = replace(result, report=redact_report(result.report))
         if write_baseline is not None:

@@ -54,12 +54,21 @@ MaxFindingsOption = Annotated[
         "(SA014), exit 3.",
     ),
 ]
+# not a limit, but an input rule `verify` and `load` share
+AllowEmptyOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-empty",
+        help="A named directory without any session log is not an incomplete audit (its SA006 note stays).",
+    ),
+]
 
 __all__ = [
     "DEFAULT_MAX_FILES",
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_MAX_FINDINGS",
     "DEFAULT_MAX_LINE_BYTES",
+    "AllowEmptyOption",
     "MaxFileBytesOption",
     "MaxFilesOption",
     "MaxFindingsOption",

@@ -17,6 +17,7 @@ from sessaudit.cli_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_BYTES,
+    AllowEmptyOption,
     MaxFileBytesOption,
     MaxFilesOption,
     MaxFindingsOption,
@@ -82,6 +83,7 @@ def load(
     max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
     max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
+    allow_empty: AllowEmptyOption = False,
     debug: Debug = False,
 ) -> None:
     """Verify session logs and load them into a DuckDB warehouse (changed sources replace their rows)."""
@@ -92,7 +94,7 @@ def load(
 
     try:
         limits = limits_of(max_line_bytes, max_file_bytes, max_files, max_findings)
-        verify_options = VerifyOptions(limits=limits)
+        verify_options = VerifyOptions(limits=limits, allow_empty=allow_empty)
         options = LoadOptions(jobs=jobs or default_jobs(), parquet=parquet, verify=verify_options)
         result = load_warehouse(paths, db, options)
     except typer.Exit:

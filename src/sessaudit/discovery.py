@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import os
 import re
 import stat
@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from sessaudit import evidence
+from sessaudit.evidence import NotRegularFile, read_prefix
 from sessaudit.limits import DEFAULT_MAX_FILES
-from sessaudit.model import Skipped
+from sessaudit.model import SKIPPED_UNREAD, Skipped
 
 SNIFF_BYTES = 64 * 1024
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -20,6 +22,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 SQLITE_SNIFF_BYTES = 1024 * 1024
 HALF_PI_COMPANIONS = ("-wal", "-shm", "-journal")
 WAL_SNIFF_BYTES = 4 * 1024 * 1024
+RIVUMI_RECORDS = ("events.jsonl", "session.json")
+RIVUMI_COMPANIONS = ("request.json", ".writer.lock", "workspace")
 
 _TINY_V2_HEADER = re.compile(rb'"kind"\s*:\s*"header"')
 _TINY_V1_HEADER = re.compile(rb'"type"\s*:\s*"session"')
@@ -62,6 +66,10 @@ class Discovery:
     candidates: list[Candidate] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     owned: set[str] = field(default_factory=set)  # companions of a found source: neither sources nor skips
+    # why the audit is incomplete because of the walks: a walked entry (file or folder) that may hold a
+    # session log could not be read (it is also in `skipped`, with the OS error)
+    unread: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)  # named directories whose walk found no source at all
 
     def add(self, candidate: Candidate) -> None:
         self.candidates.append(candidate)
@@ -102,6 +110,12 @@ def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_FILES) -> None:
+    run = _run_of_named_record(given)
+    if run is not None:
+        # a named events.jsonl or session.json of a Rivumi run stands for the run directory, whatever the
+        # name is (a regular file, a symbolic link, a file that cannot be read): CONTRACT §1
+        result.candidates.append(Candidate(os.path.dirname(given) or ".", run, Format.RIVUMI, True))
+        return
     try:
         info = os.stat(given)  # a path named by the user may be a symlink: follow it, once
     except FileNotFoundError:
@@ -116,8 +130,11 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
     if stat.S_ISDIR(info.st_mode):
         if rivumi_run_directory(real_path):
             result.candidates.append(Candidate(given, real_path, Format.RIVUMI, True))
-        else:
-            _walk(given, real_path, result, max_files)
+            return
+        found = len(result.candidates)
+        _walk(given, real_path, result, max_files)
+        if len(result.candidates) == found:
+            result.empty.append(given)  # nothing verified is not a pass (SA006 unless --allow-empty)
         return
     if not stat.S_ISREG(info.st_mode):
         result.candidates.append(
@@ -128,10 +145,14 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
         return
     parent = os.path.dirname(real_path)
     if os.path.basename(real_path) in ("events.jsonl", "session.json") and rivumi_run_directory(parent):
-        # a named file inside a Rivumi run directory stands for the directory (CONTRACT §1)
-        result.candidates.append(Candidate(given, parent, Format.RIVUMI, True))
+        # a link elsewhere to a Rivumi run's record stands for the run directory (CONTRACT §1)
+        result.candidates.append(Candidate(parent, parent, Format.RIVUMI, True))
         return
-    store = _half_pi_owner(real_path)
+    try:
+        store = _half_pi_owner(real_path)
+    except OSError as error:
+        result.candidates.append(Candidate(given, real_path, None, True, Problem.UNREADABLE, error.strerror))
+        return
     if store is not None:
         # a named -wal/-shm/-journal stands for its Half-Pi store (CONTRACT §1: the store owns it)
         result.add(Candidate(given[: len(given) - len(real_path) + len(store)], store, Format.HALF_PI, True))
@@ -153,15 +174,30 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
     result.add(Candidate(given, real_path, detected, True))
 
 
+def _run_of_named_record(given: str) -> str | None:
+    """The Rivumi run directory a named `events.jsonl` or `session.json` lies in (by the name as given, so a
+    symbolic link in the run stands for the run too), or None."""
+    if os.path.basename(given) not in RIVUMI_RECORDS:
+        return None
+    parent = os.path.realpath(os.path.dirname(given) or ".")
+    return parent if os.path.isdir(parent) and rivumi_run_directory(parent) else None
+
+
 def _half_pi_owner(real_path: str) -> str | None:
-    """The Half-Pi store a companion file belongs to, or None."""
+    """The Half-Pi store a companion file belongs to, or None; OSError when the store beside it exists but
+    cannot be read (so the companion is not called "not a session log" for a permission problem)."""
     for suffix in HALF_PI_COMPANIONS:
         if real_path.endswith(suffix):
             store = real_path[: -len(suffix)]
-            try:
-                return store if os.path.isfile(store) and sniff_file(store) is Format.HALF_PI else None
-            except OSError:
+            if not os.path.isfile(store):
                 return None
+            try:
+                return store if sniff_file(store) is Format.HALF_PI else None
+            except NotRegularFile:
+                return None
+            except OSError as error:
+                shown = os.path.basename(store)
+                raise OSError(error.errno, f"its store {shown} could not be read: {error.strerror}") from None
     return None
 
 
@@ -177,7 +213,11 @@ def _walk(given: str, root: str, result: Discovery, max_files: int = DEFAULT_MAX
     """Depth-first in name order, hidden folders included, `.git` excluded, links never followed."""
     stack: list[tuple[str, Iterator[os.DirEntry[str]]]] = []
     budget = _Budget(max_files)
-    _enter(given, root, stack, result, budget)
+    problem = _enter(given, root, stack, budget)
+    if problem is not None:  # the named directory itself: a source of its own (SA001, exit 3)
+        detail = f"directory {SKIPPED_UNREAD}: {problem}"
+        result.candidates.append(Candidate(given, root, None, True, Problem.UNREADABLE, detail))
+        return
     while stack:
         if budget.exceeded:
             result.candidates.append(
@@ -206,7 +246,9 @@ def _walk(given: str, root: str, result: Discovery, max_files: int = DEFAULT_MAX
             if rivumi_run_directory(entry.path):
                 result.candidates.append(Candidate(shown_child, entry.path, Format.RIVUMI, False))
             else:
-                _enter(shown_child, entry.path, stack, result, budget)
+                problem = _enter(shown_child, entry.path, stack, budget)
+                if problem is not None:
+                    _unread(result, shown_child, f"directory {SKIPPED_UNREAD}: {problem}")
         elif not entry.is_file(follow_symlinks=False):
             result.skipped.append(Skipped(path=shown_child, reason="not a regular file"))
         else:
@@ -217,13 +259,13 @@ def _enter(
     shown: str,
     real: str,
     stack: list[tuple[str, Iterator[os.DirEntry[str]]]],
-    result: Discovery,
     budget: _Budget,
-) -> None:
+) -> str | None:
+    """Push the folder's sorted entries; the OS error when it cannot be listed (nothing pushed)."""
     # The budget is spent while scanning, so a folder of ten million entries is never held whole.
     entries: list[os.DirEntry[str]] = []
     try:
-        with os.scandir(real) as iterator:
+        with evidence.scan_directory(real) as iterator:
             for entry in iterator:
                 if budget.left == 0:
                     budget.exceeded = True
@@ -231,10 +273,17 @@ def _enter(
                 budget.left -= 1
                 entries.append(entry)
     except OSError as error:
-        result.skipped.append(Skipped(path=shown, reason=f"directory could not be read: {error.strerror}"))
-        return
+        return error.strerror or str(error)
     entries.sort(key=lambda entry: entry.name)
     stack.append((shown, iter(entries)))
+    return None
+
+
+def _unread(result: Discovery, shown: str, reason: str) -> None:
+    """A walked entry that may hold a session log and could not be read: skipped, and the audit is
+    incomplete (exit 3) — a permission problem is never taken for "not a session log"."""
+    result.skipped.append(Skipped(path=shown, reason=reason))
+    result.unread.append(f"{shown}: {reason}")
 
 
 def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
@@ -242,8 +291,11 @@ def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
         return
     try:
         detected = sniff_file(real)
+    except NotRegularFile:  # replaced by a FIFO or device since the folder was listed: never read
+        result.skipped.append(Skipped(path=shown, reason="not a regular file"))
+        return
     except OSError as error:
-        result.skipped.append(Skipped(path=shown, reason=f"could not be read: {error.strerror}"))
+        _unread(result, shown, f"{SKIPPED_UNREAD}: {error.strerror or error}")
         return
     if detected is None and _is_tiny_agent_session_name(real):
         detected = Format.TINY_AGENT  # empty or headerless session files are damaged sessions, not skips
@@ -273,20 +325,11 @@ def _kind(info: os.stat_result) -> str:
     return "a special file"
 
 
-def _read_prefix(real_path: str, limit: int) -> bytes:
-    """Up to `limit` bytes of a regular file, opened read-only and non-blocking (never a FIFO wait)."""
-    descriptor = os.open(real_path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(0, "not a regular file")
-        return os.read(descriptor, limit)
-    finally:
-        os.close(descriptor)
-
-
 def sniff_file(real_path: str) -> Format | None:
-    """The format a regular file's content announces, or None."""
-    head = _read_prefix(real_path, SNIFF_BYTES)
+    """The format a regular file's content announces, or None; OSError (NotRegularFile for a FIFO or
+    device) when it cannot be read, or when it is an SQLite file whose `-wal` cannot be read and whose
+    own pages do not decide."""
+    head = read_prefix(real_path, SNIFF_BYTES)
     if head.startswith(SQLITE_MAGIC):
         return Format.HALF_PI if _looks_like_half_pi(real_path) else None
     first_line = head.split(b"\n", 1)[0]
@@ -298,30 +341,45 @@ def sniff_file(real_path: str) -> Format | None:
 def _looks_like_half_pi(real_path: str) -> bool:
     """The schema text names `sessions` and `messages`, in the database's first pages or, for a store whose
     schema was never checkpointed, in its `-wal` (read as bytes; SQLite is never opened here)."""
-    text = _read_prefix(real_path, SQLITE_SNIFF_BYTES).decode("latin-1").lower()
-    with contextlib.suppress(OSError):  # no -wal (or not a regular file): the database alone decides
-        text += _read_prefix(real_path + "-wal", WAL_SNIFF_BYTES).decode("latin-1").lower()
+    text = read_prefix(real_path, SQLITE_SNIFF_BYTES).decode("latin-1").lower()
+    try:
+        text += read_prefix(real_path + "-wal", WAL_SNIFF_BYTES).decode("latin-1").lower()
+    except (FileNotFoundError, NotRegularFile):  # no -wal (or not a file): the database alone decides
+        pass
+    except OSError as error:
+        if error.errno != errno.ELOOP and not _has_half_pi_schema(text):
+            # the schema may be in the -wal: whether this is a session log is unknown, not "no"
+            raise OSError(error.errno, f"its -wal could not be read: {error.strerror}") from None
+    return _has_half_pi_schema(text)
+
+
+def _has_half_pi_schema(text: str) -> bool:
     return all(re.search(_CREATE_TABLE.format(name=name), text) for name in ("sessions", "messages"))
 
 
 def rivumi_run_directory(real_path: str) -> bool:
     """A directory with `session.json` holding `schema_version`, or an `events.jsonl` of events (CONTRACT §1);
-    also, leniently, one whose `session.json` or `events.jsonl` is damaged beyond that test but which has
-    a run's companions (`request.json`, `.writer.lock` or `workspace/`), so a damaged run is verified, not
-    walked into and skipped."""
+    also, leniently, one whose `session.json` or `events.jsonl` is damaged beyond that test (zero-filled by a
+    power loss, unreadable, a symbolic link) but which holds both of them, or one of them and a run's
+    companions (`request.json`, `.writer.lock` or `workspace/`): a damaged run is verified and its damage
+    reported, never walked into and skipped."""
     manifest = os.path.join(real_path, "session.json")
     events = os.path.join(real_path, "events.jsonl")
-    try:
-        if os.path.isfile(manifest) and b'"schema_version"' in _read_prefix(manifest, SNIFF_BYTES):
-            return True
-        if os.path.isfile(events):
-            first_line = _read_prefix(events, SNIFF_BYTES).split(b"\n", 1)[0]
-            if all(key in first_line for key in (b'"event_type"', b'"run_id"', b'"sequence"')):
-                return True
-    except OSError:
-        return False
-    has_record = os.path.lexists(manifest) or os.path.lexists(events)
-    return has_record and any(
-        os.path.lexists(os.path.join(real_path, name))
-        for name in ("request.json", ".writer.lock", "workspace")
+    if b'"schema_version"' in _prefix_or_empty(manifest):
+        return True
+    first_line = _prefix_or_empty(events).split(b"\n", 1)[0]
+    if all(key in first_line for key in (b'"event_type"', b'"run_id"', b'"sequence"')):
+        return True
+    records = sum(os.path.lexists(os.path.join(real_path, name)) for name in RIVUMI_RECORDS)
+    return records == len(RIVUMI_RECORDS) or (
+        records > 0 and any(os.path.lexists(os.path.join(real_path, name)) for name in RIVUMI_COMPANIONS)
     )
+
+
+def _prefix_or_empty(real_path: str) -> bytes:
+    """The first bytes of a regular file, or b"" when it is absent, not a regular file or unreadable (the
+    Rivumi verifier reports each of those on its own)."""
+    try:
+        return read_prefix(real_path, SNIFF_BYTES)
+    except OSError:
+        return b""

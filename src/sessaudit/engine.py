@@ -9,7 +9,7 @@ from functools import partial
 from typing import BinaryIO
 
 from sessaudit import __version__
-from sessaudit.discovery import Candidate, Format, Problem, discover
+from sessaudit.discovery import Candidate, Discovery, Format, Problem, discover
 from sessaudit.evidence import Recheck, open_evidence, recheck
 from sessaudit.formats.interface import (
     DEFAULT_OPTIONS,
@@ -21,7 +21,7 @@ from sessaudit.formats.interface import (
 )
 from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
 from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
-from sessaudit.model import FileEvidence, Finding, Report, Source, Summary, Tool
+from sessaudit.model import FileEvidence, Finding, Report, Settings, Source, Summary, Tool
 from sessaudit.parallel import ordered_map
 from sessaudit.progress import Tracker, estimated_bytes
 from sessaudit.rules import finding, verdict_of
@@ -93,13 +93,10 @@ def audit(
         sources.append(source)
         findings.extend(source_findings)
         answered.update(source_answered)
-        over = incomplete_reason(source.path, source_findings)  # over a limit, named or walked (CONTRACT §3)
-        if over is not None:
-            incomplete.append(over)
-        elif candidate.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
-            incomplete.append(f"{source.path}: {source.verdict.value}")
-        if not source.evidence_unchanged:
-            incomplete.append(f"{source.path}: evidence changed while it was read")
+        incomplete.extend(source_incomplete(source, source_findings, named=candidate.named))
+    walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=options.allow_empty)
+    findings.extend(walked_findings)
+    incomplete.extend(walked_incomplete)
     findings.extend(_unanswered_claims(options, answered))
     findings.sort(key=Finding.sort_key)
     report = Report(
@@ -108,8 +105,45 @@ def audit(
         skipped=discovery.skipped,
         findings=findings,
         summary=summarise(sources, findings),
+        settings=Settings(allow_empty=options.allow_empty),
     )
     return AuditResult(report=report, incomplete=incomplete)
+
+
+def source_incomplete(source: Source, findings: list[Finding], *, named: bool) -> list[str]:
+    """Why one verified source makes the audit incomplete (CONTRACT §3), one line each: over a limit, not
+    read (named or walked: what may be a session log and could not be read is never a pass), named and
+    unsupported, or changed while it was read."""
+    reasons = []
+    over = incomplete_reason(source.path, findings)  # over a limit, named or walked
+    if over is not None:
+        reasons.append(over)
+    elif source.verdict is Verdict.UNREADABLE or (named and source.verdict is Verdict.UNSUPPORTED):
+        reasons.append(f"{source.path}: {source.verdict.value}")
+    if not source.evidence_unchanged:
+        reasons.append(f"{source.path}: evidence changed while it was read")
+    return reasons
+
+
+def discovery_outcome(discovery: Discovery, *, allow_empty: bool = False) -> tuple[list[Finding], list[str]]:
+    """What the walks themselves found: an SA006 note for each named directory without a session log, and
+    why the audit is incomplete — a walked entry that could not be read (it is listed in `skipped` with the
+    OS error), and, unless `allow_empty`, a named directory where nothing was verified."""
+    findings = [
+        finding(
+            "SA006",
+            f"{path}: no session log was found in this directory; nothing was verified",
+            path=path,
+        )
+        for path in discovery.empty
+    ]
+    incomplete = list(discovery.unread)
+    if not allow_empty:
+        incomplete += [
+            f"{path}: no session log found, nothing was verified (--allow-empty accepts this)"
+            for path in discovery.empty
+        ]
+    return findings, incomplete
 
 
 def _unanswered_claims(options: VerifyOptions, answered: set[int]) -> list[Finding]:

@@ -6,14 +6,41 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import BinaryIO
 
 CHUNK = 1 << 20
+READ_ONLY = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class NotRegularFile(OSError):
     """The path is not a regular file; it is never read (a FIFO or device could block or never end)."""
+
+
+# The two seams through which every read of evidence goes (discovery's sniffing and walking, every
+# verifier's open): tests replace them to inject the PermissionError an unprivileged user meets, since CI
+# runs as root and root reads a file of mode 000.
+def open_descriptor(real_path: str, flags: int = READ_ONLY) -> int:
+    """os.open for reading evidence: `flags` are read-only, non-blocking, never following a link."""
+    return os.open(real_path, flags)
+
+
+def scan_directory(real_path: str) -> AbstractContextManager[Iterator[os.DirEntry[str]]]:
+    """os.scandir for walking evidence: `with scan_directory(path) as entries: ...`."""
+    return os.scandir(real_path)
+
+
+def read_prefix(real_path: str, limit: int) -> bytes:
+    """Up to `limit` bytes of a regular file, opened like evidence (never a FIFO wait, never a link);
+    NotRegularFile when it is not a regular file."""
+    descriptor = open_descriptor(real_path)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise NotRegularFile(0, "not a regular file", real_path)
+        return os.read(descriptor, limit)
+    finally:
+        os.close(descriptor)
 
 
 def open_evidence(real_path: str) -> tuple[BinaryIO, int]:
@@ -21,8 +48,7 @@ def open_evidence(real_path: str) -> tuple[BinaryIO, int]:
 
     The size is taken from the open descriptor, so a log appended to while it is read is verified as the
     snapshot it was when opened."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    descriptor = os.open(real_path, flags)
+    descriptor = open_descriptor(real_path)
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):

@@ -234,6 +234,11 @@ class Source(Frozen):
     sessions: list[Session] = Field(default_factory=list)
 
 
+# the words of a skipped entry that may hold a session log and could not be read (it makes the audit
+# incomplete); the console lists such entries always, the others only with --show-skipped
+SKIPPED_UNREAD = "could not be read"
+
+
 class Skipped(Frozen):
     path: str
     reason: str

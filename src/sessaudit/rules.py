@@ -134,6 +134,33 @@ _CORE_RULES: tuple[Rule, ...] = (
             "```"
         ),
     ),
+    _rule(
+        "SA006",
+        "input-empty",
+        N,
+        None,
+        "A directory named on the command line holds no session log; nothing in it was verified.",
+        """The walk of a named directory found no tiny-agent session, Rivumi run directory or Half-Pi
+          store (its files, if any, are listed under `skipped`). Nothing was verified, so nothing passed:
+          a CI step pointed at the wrong path, or at logs not written yet, must not look like a clean
+          audit. The audit is incomplete (exit 3) unless `--allow-empty` is given; the note is reported
+          either way.""",
+        formats=(),
+        fix="""Check the path (a typo, a build step that did not write its logs, logs moved elsewhere) and
+          name the folder that holds the sessions. Where an empty folder is expected (no agent ran), pass
+          `--allow-empty`.""",
+        example=(
+            "`sessaudit verify build/logs`, where `build/logs/` holds only `notes.txt` (exit 3):\n"
+            "\n"
+            "Finding (console report):\n"
+            "\n"
+            "```text\n"
+            "  build/logs\n"
+            "    note    SA006 input-empty: build/logs: no session log was found in this directory; "
+            "nothing was verified\n"
+            "```"
+        ),
+    ),
     # --- resource limits (sessaudit.limits; each makes the audit incomplete, exit 3) ----------
     _rule(
         "SA010",

@@ -51,6 +51,8 @@ class VerifyOptions:
     claims: tuple[Claim, ...] = ()  # `--claims FILE`, parsed
     claims_path: str | None = None
     limits: Limits = DEFAULT_LIMITS  # `--max-line-bytes` and the other resource limits (sessaudit.limits)
+    allow_empty: bool = False  # `--allow-empty`: a named directory without a session log does not make the
+    # audit incomplete (its SA006 note is still reported)
 
 
 DEFAULT_OPTIONS = VerifyOptions()

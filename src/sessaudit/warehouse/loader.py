@@ -29,14 +29,12 @@ from pathlib import Path
 import duckdb
 
 from sessaudit import __version__
-from sessaudit.discovery import Candidate, Format, discover
-from sessaudit.engine import summarise, verify_candidate
+from sessaudit.discovery import Candidate, Discovery, Format, discover
+from sessaudit.engine import discovery_outcome, source_incomplete, summarise, verify_candidate
 from sessaudit.formats.interface import DEFAULT_OPTIONS, VerifyOptions
-from sessaudit.limits import incomplete_reason
-from sessaudit.model import Finding, Report, Skipped, Source, Tool
+from sessaudit.model import Finding, Report, Settings, Source, Tool
 from sessaudit.parallel import ordered_map
 from sessaudit.progress import estimated_bytes
-from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
 from sessaudit.warehouse.dbfile import damaged_message, foreign_reason, open_failure
 from sessaudit.warehouse.drafts import Extraction
@@ -137,7 +135,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
                     writer.add(outcome.batch)
                     outcome.batch = None  # written: the rows need not stay in memory
             rows = writer.commit()
-        result = _result(outcomes, discovery.skipped, options.version)
+        result = _result(outcomes, discovery, options)
         result.rows = rows
         if options.parquet is not None:
             # the load's settings were for appending beside extraction; an export needs DuckDB's own
@@ -378,29 +376,31 @@ def _reason(error: Exception) -> str:
     return str(error) if isinstance(error, EvidenceChanged) else f"cannot be read again: {error}"
 
 
-def _result(outcomes: list[Outcome], skipped: list[Skipped], version: str) -> LoadResult:
-    """The report (as `audit` assembles it) and why the load is incomplete."""
+def _result(outcomes: list[Outcome], discovery: Discovery, options: LoadOptions) -> LoadResult:
+    """The report (as `audit` assembles it) and why the load is incomplete (as `audit` decides it)."""
+    allow_empty = options.verify.allow_empty
+    walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=allow_empty)
     sources = [item.source for item in outcomes]
-    findings = sorted((finding for item in outcomes for finding in item.findings), key=Finding.sort_key)
+    findings = [finding for item in outcomes for finding in item.findings] + walked_findings
+    findings.sort(key=Finding.sort_key)
     report = Report(
-        tool=Tool(version=version),
+        tool=Tool(version=options.version),
         sources=sources,
-        skipped=skipped,
+        skipped=discovery.skipped,
         findings=findings,
         summary=summarise(sources, findings),
+        settings=Settings(allow_empty=allow_empty),
     )
     result = LoadResult(report=report, outcomes=outcomes)
     for item in outcomes:
         source = item.source
-        over = incomplete_reason(source.path, item.findings)
         if item.status == NOT_LOADED:
             result.incomplete.append(f"{source.path}: not loaded: {item.detail}")
-        elif over is not None:
-            result.incomplete.append(over)
-        elif item.named and source.verdict in (Verdict.UNREADABLE, Verdict.UNSUPPORTED):
-            result.incomplete.append(f"{source.path}: {source.verdict.value}")
-        if not source.evidence_unchanged:
-            result.incomplete.append(f"{source.path}: evidence changed while it was read")
+            if not source.evidence_unchanged:
+                result.incomplete.append(f"{source.path}: evidence changed while it was read")
+        else:
+            result.incomplete.extend(source_incomplete(source, item.findings, named=item.named))
+    result.incomplete.extend(walked_incomplete)
     return result
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import Final
 
+from sessaudit import evidence
 from sessaudit.evidence import NotRegularFile, open_evidence, read_chunks
 from sessaudit.formats.interface import FileRead
 from sessaudit.formats.rivumi.events import EventLog, verify_events
@@ -18,6 +20,7 @@ from sessaudit.model import Finding
 from sessaudit.rules import finding
 
 RUN_FILES: Final = ("events.jsonl", "session.json", "request.json", ".writer.lock")
+RECORDS: Final = ("events.jsonl", "session.json")  # the run's records: without them nothing is verified
 TEMP_PREFIXES: Final = tuple(
     f".{name}."
     for name in ("session.json", "request.json", "checkpoint.json", "verification.json", "result.json")
@@ -35,6 +38,8 @@ class RunCheck:
     manifest: JsonArtifact | None = None
     request: JsonArtifact | None = None
     findings: list[Finding] = field(default_factory=list)
+    # a record (events.jsonl, session.json) that exists but was not read: a symbolic link, or an OS error
+    unread_records: list[str] = field(default_factory=list)
 
     @property
     def too_large(self) -> bool:
@@ -48,12 +53,20 @@ class RunCheck:
         logged = self.log.findings if self.log is not None else []
         return self.too_large or bool(over_limit(self.findings)) or bool(over_limit(logged))
 
+    @property
+    def not_verified(self) -> bool:
+        """Nothing about the run can be derived: a file was over a limit, or a record exists but could not
+        be read (what Rivumi would find in it is unknown, so neither "missing" nor a seed is said)."""
+        return self.over_limit or bool(self.unread_records)
+
 
 def _read(shown: str, real: str, check: RunCheck, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     """A regular file's bytes (never following a symlink), or None when absent; problems become findings.
 
     Only the size at open is read, so a log appended to meanwhile is verified as the snapshot it was when
     opened (never half a line written after it); the engine's re-hash then notes the growth."""
+    name = os.path.basename(real)
+    record = name in RECORDS
     try:
         stream, size = open_evidence(real)
     except FileNotFoundError:
@@ -62,7 +75,14 @@ def _read(shown: str, real: str, check: RunCheck, limits: Limits = DEFAULT_LIMIT
         check.findings.append(finding("SA543", f"{shown} is not a regular file", path=shown))
         return None
     except OSError as error:
-        check.findings.append(finding("SA543", f"{shown} cannot be opened: {error.strerror}", path=shown))
+        if _is_link(real):
+            message = f"{shown} is a symbolic link; sessaudit follows no link inside a run directory"
+        else:
+            message = f"{shown} cannot be opened: {error.strerror}"
+        if record:
+            check.unread_records.append(name)
+            message += "; the run was not verified (nothing is known of its events or open state)"
+        check.findings.append(finding("SA543", message, path=shown))
         return None
     if size > limits.max_file_bytes:  # held whole below: refused by its size at open, never read
         stream.close()
@@ -80,10 +100,21 @@ def _read(shown: str, real: str, check: RunCheck, limits: Limits = DEFAULT_LIMIT
         with stream:
             data = b"".join(read_chunks(stream, size))
     except OSError as error:
-        check.findings.append(finding("SA543", f"{shown} cannot be read: {error.strerror}", path=shown))
+        message = f"{shown} cannot be read: {error.strerror}"
+        if record:
+            check.unread_records.append(name)
+            message += "; the run was not verified (nothing is known of its events or open state)"
+        check.findings.append(finding("SA543", message, path=shown))
         return None
     check.files.append(FileRead(shown, real, len(data), hashlib.sha256(data).hexdigest(), opened_bytes=size))
     return data
+
+
+def _is_link(real: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(real).st_mode)
+    except OSError:
+        return False
 
 
 def check_run_directory(shown: str, real: str, limits: Limits = DEFAULT_LIMITS) -> RunCheck:
@@ -94,9 +125,15 @@ def check_run_directory(shown: str, real: str, limits: Limits = DEFAULT_LIMITS) 
     check = RunCheck(shown)
     for name in RUN_FILES:
         check.contents[name] = _read(os.path.join(shown, name), os.path.join(real, name), check, limits)
-    if check.too_large:
+    if check.too_large or check.unread_records:
         return check
-    for entry in sorted(os.listdir(real)):
+    try:
+        with evidence.scan_directory(real) as iterator:
+            names = sorted(entry.name for entry in iterator)
+    except OSError as error:  # readable files in a folder that cannot be listed (mode 0o100)
+        check.findings.append(finding("SA543", f"{shown} cannot be listed: {error.strerror}", path=shown))
+        names = []
+    for entry in names:
         if entry.startswith(TEMP_PREFIXES):
             check.findings.append(
                 finding(

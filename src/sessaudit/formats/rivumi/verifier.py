@@ -44,7 +44,9 @@ SESSION_RULES: Final = frozenset(
 def verify_rivumi(path: str, real_path: str, options: VerifyOptions = DEFAULT_OPTIONS) -> SourceOutcome:
     """Verify the run directory `real_path` (reported as `path`); nothing in it is written or locked."""
     check = check_run_directory(path, real_path, options.limits)
-    if check.over_limit:  # SA010–SA014: the run is not verified whole, so no session and no native answers
+    # over a limit (SA010–SA014), or a record that could not be read (SA543): the run is not verified whole,
+    # so no session, no native answers and no seed
+    if check.not_verified:
         document = check.manifest.document if check.manifest is not None else None
         findings = sorted(check.findings, key=Finding.sort_key)
         return SourceOutcome(FORMAT, _format_version(document), check.files, findings=findings)

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from rich.text import Text
 
-from sessaudit.model import Finding, Report, Run, Source
+from sessaudit.model import SKIPPED_UNREAD, Finding, Report, Run, Source
 from sessaudit.reporters.console.page import Column, Page
 from sessaudit.reporters.console.text import safe, shorten_path, when
 from sessaudit.reporters.console.words import (
@@ -241,12 +241,22 @@ def print_other_runs(
 
 
 def print_skipped(page: Page, report: Report, show_skipped: bool) -> None:
+    """Skipped paths: those that could not be read made the audit incomplete and are always listed, each
+    with its OS error; the rest (not session logs, links, devices) are a count unless --show-skipped."""
     if not report.skipped:
         return
+    unread = [item for item in report.skipped if SKIPPED_UNREAD in item.reason]
+    others = [item for item in report.skipped if SKIPPED_UNREAD not in item.reason]
     page.line()
+    if unread:
+        page.line(Text(f"Could not be read ({len(unread)}): the audit is incomplete", style="bold"))
+        for item in unread:
+            page.line(f"{safe(item.path)}: {safe(item.reason)}", 2)
+    if not others:
+        return
     if not show_skipped:
-        reasons = Counter(item.reason for item in report.skipped).most_common()
-        count = f"{len(report.skipped)} file{'' if len(report.skipped) == 1 else 's'} skipped"
+        reasons = Counter(item.reason for item in others).most_common()
+        count = f"{len(others)} {'other ' if unread else ''}file{'' if len(others) == 1 else 's'} skipped"
         if len(reasons) == 1:
             why = f"{count}: {safe(reasons[0][0])} (--show-skipped lists them)"
         else:
@@ -254,6 +264,6 @@ def print_skipped(page: Page, report: Report, show_skipped: bool) -> None:
             why = f"{count} ({each}); --show-skipped lists them"
         page.line(Text(why, style="dim"))
         return
-    page.line(Text(f"Skipped {len(report.skipped)} file(s) that are not session logs:", style="bold"))
-    for item in report.skipped:
+    page.line(Text(f"Skipped {len(others)} path(s), each with the reason:", style="bold"))
+    for item in others:
         page.line(f"{safe(item.path)}: {safe(item.reason)}", 2)

@@ -146,7 +146,8 @@ def test_verdict_line_when_an_effect_is_of_unknown_outcome(
     # the answer comes first: the unknown effect precedes the table, the findings and the summary
     assert stdout.index("UNKNOWN: tool bash") < stdout.index("Sources (1)") < stdout.index("Findings")
     code, stdout, _ = _verify(monkeypatch, str(tmp_path), "--fail-on", "warning")
-    assert (code, _headline(stdout)) == (1, "FAIL — 1 needs recovery: 1 effect of unknown outcome; 2 warnings")
+    failing = "FAIL — 1 needs recovery: 1 effect of unknown outcome; 2 warnings"
+    assert (code, _headline(stdout)) == (1, failing)
     # with the settings in the report (filled by the CLI), the failing findings are counted too
     report = sessaudit.cli.audit([str(tmp_path)]).report
     failing = report.model_copy(update={"settings": Settings(fail_on="warning")})

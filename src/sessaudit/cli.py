@@ -307,8 +307,6 @@ def verify(
         times = stopwatch.stop() if timestamps else None
         applied = apply_policy(result.report, policy)  # filters change findings and exit code, never verdicts
         result = replace(result, report=applied.report)
-        settings = result.report.settings.model_copy(update={"allow_empty": allow_empty})
-        result = replace(result, report=result.report.model_copy(update={"settings": settings}))
         if redact:  # before any output: reports, seeds and stderr lines all see the redacted report
             result = replace(result, report=redact_report(result.report))
         if write_baseline is not None:

@@ -186,7 +186,8 @@ def describe_recovery(run: Run) -> list[str]:
     recovery = run.recovery
     if recovery is None:
         return []
-    lines = [f"condition: {recovery.condition} (seed: {recovery.seed_kind})"]
+    seed_kind = f" (seed: {recovery.seed_kind})" if recovery.seed_kind is not None else ""  # None: withheld
+    lines = [f"condition: {recovery.condition}{seed_kind}"]
     for effect in recovery.pending_effects:
         arguments = "arguments not recorded" if effect.arguments is None else _short_json(effect.arguments)
         if effect.intent_id is None:

@@ -116,7 +116,7 @@ def build_runs(
     r: Reducer, *, path: str, session_id: str | None, corrupt: bool, last_offset: int
 ) -> tuple[list[Run], list[Finding]]:
     """Every operation in start order, with recovery where something is open or an effect is unknown;
-    SA301–SA303 for an intact session (a corrupt one only carries the recovery, marked verified-through)."""
+    SA301–SA303 for an intact session (a corrupt one only carries the recovery; recovery.py withholds it)."""
     runs: list[Run] = []
     findings: list[Finding] = []
     for operation in r.runs:
@@ -130,12 +130,6 @@ def build_runs(
             assumes = [CONFIGURATION_UNCHANGED]
             if never_started:
                 assumes.append(REPLAY_POLICY_UNKNOWN)
-            if corrupt:
-                assumes.append(
-                    f"the log is corrupt: verified through line {r.verified_line}"
-                    + (f" (seq {r.verified_seq})" if r.verified_seq else "")
-                    + "; later lines were not reduced"
-                )
             if conditions:
                 recovery = Recovery(
                     condition=conditions[0],

@@ -20,6 +20,7 @@ from sessaudit.formats.half_pi.claimcheck import check_claims
 from sessaudit.formats.half_pi.generation import SchemaGeneration, detect_generation
 from sessaudit.formats.half_pi.recovery import OpenRun, recover
 from sessaudit.formats.half_pi.rows import SECRET_TABLES, StoreRows, count_rows, read_store
+from sessaudit.formats.half_pi.runtimes import stamp_times
 from sessaudit.formats.half_pi.seeding import half_pi_seed
 from sessaudit.formats.half_pi.snapshot import (
     SQLITE_READ_ERRORS,
@@ -151,6 +152,7 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
         findings += [_finding(item, path) for item in check(connection, generation, snapshot)]
     rows = read_store(connection)
     recovered = recover(rows)
+    stamp_times(recovered, rows)
     findings += [_finding(note, path) for note in recovered.notes]
     answered: list[int] = []
     if options.claims:

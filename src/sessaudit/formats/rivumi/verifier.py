@@ -27,6 +27,7 @@ from sessaudit.formats.rivumi.resume import native_resume, resume_log_problem
 from sessaudit.formats.rivumi.seeding import RunRecords, rivumi_seed
 from sessaudit.model import Finding, Location, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
+from sessaudit.times import iso_from_text
 from sessaudit.verdicts import Verdict, worst
 from sessaudit.withheld import first_corrupting, withheld_reason
 
@@ -75,6 +76,10 @@ def verify_rivumi(path: str, real_path: str, options: VerifyOptions = DEFAULT_OP
     findings.sort(key=Finding.sort_key)
     session_findings = [item for item in findings if item.rule in SESSION_RULES]
     run = rec.run
+    if rec.last_event is not None:  # the event the open state is read from: the last by sequence
+        run = run.model_copy(
+            update={"last_written_at": iso_from_text(rec.last_event.record.get("created_at"))}
+        )
     session_verdict = worst(verdict_of(session_findings), Verdict.NEEDS_RECOVERY if run.recovery else None)
     if run.recovery is not None:
         recovery = run.recovery.model_copy(update={"assumes": [*run.recovery.assumes, MODEL_UNCHANGED]})

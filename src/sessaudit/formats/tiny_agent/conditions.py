@@ -19,6 +19,7 @@ from sessaudit.model import (
     order_conditions,
 )
 from sessaudit.rules import finding
+from sessaudit.times import iso_from_epoch_ms
 
 if TYPE_CHECKING:
     from sessaudit.formats.tiny_agent.reducer import Reducer
@@ -148,6 +149,7 @@ def build_runs(
                 kind="run" if operation.kind == "run" else "compaction",
                 state=state,
                 recovery=recovery,
+                last_written_at=iso_from_epoch_ms(r.last_written.get(run_id)),
             )
         )
     return runs, findings

@@ -229,6 +229,8 @@ class _Verifier:
                 "/usage",
             )
         self.turns.apply(event, line)
+        if reading.timestamp is not None:
+            self.turns.written(reading.timestamp)
 
     def _timestamp(self, moment: int | None, line: Line) -> None:
         if moment is None:

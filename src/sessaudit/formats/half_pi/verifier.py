@@ -142,7 +142,12 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
     generation = detect_generation(connection)
     files = snapshot.file_reads(path)
     findings = [
-        finding(PROBLEM_RULES[item.kind], item.message, path=_shown(item.real_path, snapshot.real_path, path))
+        finding(
+            PROBLEM_RULES[item.kind],
+            item.message,
+            path=_shown(item.real_path, snapshot.real_path, path),
+            evidence=item.evidence,
+        )
         for item in snapshot.problems
         if item.kind in PROBLEM_RULES
     ]

@@ -16,7 +16,7 @@ from typing import Final
 from sessaudit.formats.half_pi.checks_history import check_history
 from sessaudit.formats.half_pi.checks_history_base import printable
 from sessaudit.formats.half_pi.checks_runs import check_runs
-from sessaudit.formats.half_pi.claimcheck import check_claims
+from sessaudit.formats.half_pi.claimcheck import check_claims, claimed_arguments
 from sessaudit.formats.half_pi.generation import SchemaGeneration, detect_generation
 from sessaudit.formats.half_pi.recovery import OpenRun, recover
 from sessaudit.formats.half_pi.rows import SECRET_TABLES, StoreRows, count_rows, read_store
@@ -163,6 +163,7 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
     if options.claims:
         claim_findings, answered = check_claims(connection, generation, rows, options.claims, path)
         findings += claim_findings
+        claimed_arguments(recovered, rows, options.claims)
     corrupt = verdict_of(findings) is Verdict.CORRUPT
     for items in recovered.runs.values():
         findings += [_open_finding(item, path, corrupt) for item in items if item.run.recovery is not None]

@@ -12,7 +12,7 @@
 --   state            VARCHAR    the run's state (open, or how a run with an unknown effect ended)
 --   condition        VARCHAR    the first applicable recovery condition
 --   conditions       VARCHAR[]  every applicable recovery condition, in the contract's order
---   seed_kind        VARCHAR    replay (continuing cannot repeat a side effect) or fork
+--   seed_kind        VARCHAR    replay (continuing cannot repeat a side effect) or fork; NULL: no seed (corrupt history)
 --   pending_effects  INTEGER    effects whose outcome is unknown or that are still to run
 --   last_seq         BIGINT     the run's last loaded record (seq, event sequence or message seq)
 --   last_at          TIMESTAMP  the time of the run's last loaded record (UTC)

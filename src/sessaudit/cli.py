@@ -46,7 +46,7 @@ from sessaudit.reporters.github import render_github_summary
 from sessaudit.reporters.timing import Stopwatch
 from sessaudit.rules import RULES, find_rule
 from sessaudit.seedfiles import SeedClash
-from sessaudit.seeds import report_seeds, seed_document, write_report_seeds
+from sessaudit.seeds import refused_sources, report_seeds, seed_document, write_report_seeds
 from sessaudit.verdicts import Severity
 
 if TYPE_CHECKING:
@@ -493,6 +493,13 @@ def seed(
         result = audit([path], options=options)
         if redact:
             result = replace(result, report=redact_report(result.report))
+        refused = refused_sources(result.report, result.corrupt, run)
+        if refused:  # fail closed: nothing is printed from a history that fails verification
+            for reason in [*refused, *(f"audit incomplete: {item}" for item in result.incomplete)]:
+                typer.echo(
+                    f"sessaudit: {safe(redact_text(reason, result.report) if redact else reason)}", err=True
+                )
+            raise typer.Exit(EXIT_INCOMPLETE if result.incomplete else EXIT_FINDINGS)
         seeds = [(run_id, item) for _, run_id, item in report_seeds(result.report)]
         if run is not None:
             seeds = [(run_id, item) for run_id, item in seeds if run_id == run]

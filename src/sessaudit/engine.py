@@ -26,6 +26,7 @@ from sessaudit.parallel import ordered_map
 from sessaudit.progress import Tracker, estimated_bytes
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
+from sessaudit.withheld import first_corrupting, withhold_corrupt
 
 # (path, real path, stream, size, options, tap): a tap sees each checked line (formats.interface.LineTap)
 FileVerifier = Callable[[str, str, BinaryIO, int, VerifyOptions, LineTap | None], SourceOutcome]
@@ -65,6 +66,8 @@ class AuditResult:
 
     report: Report
     incomplete: list[str] = field(default_factory=list)  # why the audit is incomplete (exit 3), one line each
+    # each corrupt source's first corrupting finding, by source path (`seed` names it: no seed from it)
+    corrupt: dict[str, Finding] = field(default_factory=dict)
 
 
 def audit(
@@ -81,6 +84,7 @@ def audit(
     findings: list[Finding] = []
     incomplete: list[str] = []
     answered: set[int] = set()
+    corrupt: dict[str, Finding] = {}
     candidates = discovery.candidates
     verified = ordered_map(
         partial(verify_candidate, options=options),
@@ -93,6 +97,9 @@ def audit(
         sources.append(source)
         findings.extend(source_findings)
         answered.update(source_answered)
+        first = first_corrupting(source_findings) if source.verdict is Verdict.CORRUPT else None
+        if first is not None:
+            corrupt[source.path] = first
         incomplete.extend(source_incomplete(source, source_findings, named=candidate.named))
     walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=options.allow_empty)
     findings.extend(walked_findings)
@@ -107,7 +114,7 @@ def audit(
         summary=summarise(sources, findings),
         settings=Settings(allow_empty=options.allow_empty),
     )
-    return AuditResult(report=report, incomplete=incomplete)
+    return AuditResult(report=report, incomplete=incomplete, corrupt=corrupt)
 
 
 def source_incomplete(source: Source, findings: list[Finding], *, named: bool) -> list[str]:
@@ -237,6 +244,11 @@ def _source(candidate: Candidate, outcome: SourceOutcome, findings: list[Finding
         for item in outcome.files
     ]
     verdict = worst(verdict_of(findings), *(session.verdict for session in outcome.sessions))
+    sessions = outcome.sessions
+    if (
+        verdict is Verdict.CORRUPT
+    ):  # fail closed: no plan and no seed from a corrupt source, whatever the format
+        sessions = withhold_corrupt(sessions, findings)
     return Source(
         path=candidate.path,
         format=outcome.format or (str(candidate.format) if candidate.format else None),
@@ -246,7 +258,7 @@ def _source(candidate: Candidate, outcome: SourceOutcome, findings: list[Finding
         evidence_unchanged=all(item.unchanged for item in files),
         verdict=verdict,
         native=outcome.native,
-        sessions=outcome.sessions,
+        sessions=sessions,
     )
 
 

@@ -186,14 +186,33 @@ class Seed(Frozen):
 
 
 class Recovery(Frozen):
+    """What is open in a run and how to continue it. A run of a corrupt history keeps its condition as far
+    as the verified records go, but gets no native plan, no seed and no seed kind (all None): a warning
+    says why (`withheld`); nothing may be continued from a history its source system would refuse."""
+
     condition: Condition
     conditions: list[Condition]
-    seed_kind: Literal["replay", "fork"]
+    seed_kind: Literal["replay", "fork"] | None
     assumes: list[str] = Field(default_factory=list)
     pending_effects: list[PendingEffect] = Field(default_factory=list)
     native_plan: dict[str, Any] | None = None
     warnings: list[str] = Field(default_factory=list)
     seed: Seed | None = None
+
+    def offered_seed_kind(self) -> Literal["replay", "fork"]:
+        """The seed kind of a recovery that offers a seed (a withheld one has none: never seeded)."""
+        if self.seed_kind is None:
+            raise ValueError(
+                f"no seed is offered for a {self.condition} recovery: {'; '.join(self.warnings)}"
+            )
+        return self.seed_kind
+
+    def withheld(self, reason: str) -> Recovery:
+        """This recovery with no native plan, no seed and no seed kind; `reason` leads its warnings."""
+        warnings = [reason, *(item for item in self.warnings if item != reason)]
+        return self.model_copy(
+            update={"native_plan": None, "seed": None, "seed_kind": None, "warnings": warnings}
+        )
 
 
 RunKind = Literal["run", "compaction", "turn", "remote-run", "approval", "task", "request"]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sessaudit.model import Report, Seed
+from sessaudit.model import Finding, Report, Seed
 from sessaudit.seedfiles import seed_file_name, write_seed
+from sessaudit.withheld import cited
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,21 @@ def report_seeds(report: Report) -> list[tuple[str, str, Seed]]:
                 if run.recovery is not None and run.recovery.seed is not None:
                     found.append((source.path, run.run_id, run.recovery.seed))
     return found
+
+
+def refused_sources(report: Report, corrupt: dict[str, Finding], run: str | None) -> list[str]:
+    """Why `sessaudit seed` prints nothing: one line for each corrupt source (engine's `corrupt`: its
+    first corrupting finding) it was asked for, with `--run` the one holding that run, else every one."""
+    asked = [
+        source.path
+        for source in report.sources
+        if source.path in corrupt
+        and (run is None or any(item.run_id == run for session in source.sessions for item in session.runs))
+    ]
+    return [
+        f"no seed from {path}: the history is corrupt; first corrupting finding: {cited(corrupt[path])}"
+        for path in asked
+    ]
 
 
 def seed_document(seed: Seed) -> dict[str, object]:

@@ -1,12 +1,15 @@
-"""A rejected transaction leaves no trace in the state a plan reads (the active-context boundary)."""
+"""A rejected transaction leaves no trace in the state a plan reads (the active-context boundary); the
+report itself offers no plan and no seed for a corrupt session."""
 
 from __future__ import annotations
 
 import io
 import json
 
+from sessaudit.formats.interface import DEFAULT_OPTIONS
 from sessaudit.formats.tiny_agent.builder import SessionBuilder
-from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
+from sessaudit.formats.tiny_agent.planner import plan_recovery
+from sessaudit.formats.tiny_agent.verifier import _Verification
 
 
 def test_a_rejected_line_with_a_message_entry_does_not_move_the_step_context() -> None:
@@ -30,9 +33,17 @@ def test_a_rejected_line_with_a_message_entry_does_not_move_the_step_context() -
         },
     ]
     data += json.dumps(rejected).encode() + b"\n"
-    outcome = verify_tiny_agent("x.jsonl", "x.jsonl", io.BytesIO(data), len(data))
+    verification = _Verification("x.jsonl", "x.jsonl", io.BytesIO(data), len(data), DEFAULT_OPTIONS)
+    outcome = verification.run()
     assert outcome.sessions[0].verdict == "corrupt"
+    reducer = verification.reducer
+    assert reducer.current is not None
+    planned = plan_recovery(reducer, reducer.current, None)
+    assert planned is not None and planned.plan["type"] == "startStep"
+    assert planned.plan["contextThroughEntryId"] == user_id
+    # ...but tiny-agent refuses the file, so the report offers neither that plan nor a seed
     recovery = outcome.sessions[0].runs[0].recovery
-    assert recovery is not None and recovery.native_plan is not None
-    assert recovery.native_plan["type"] == "startStep"
-    assert recovery.native_plan["contextThroughEntryId"] == user_id
+    assert recovery is not None and recovery.condition == "step-pending"
+    assert (recovery.native_plan, recovery.seed, recovery.seed_kind) == (None, None, None)
+    assert recovery.warnings[0].startswith("no recovery plan and no seed: the history is corrupt (first: SA")
+    assert "tiny-agent refuses the file (" in recovery.warnings[0]

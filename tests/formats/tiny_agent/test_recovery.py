@@ -193,9 +193,9 @@ def test_a_rejected_transaction_leaves_the_state_of_the_last_accepted_one() -> N
     recovery = session.runs[0].recovery
     assert recovery is not None
     assert recovery.conditions == ["model-request-open"]  # the assistant entry was rolled back
-    assert (
-        recovery.assumes[-1]
-        == "the log is corrupt: verified through line 3 (seq 3); later lines were not reduced"
+    assert recovery.warnings[0].endswith(
+        "tiny-agent refuses the file (INVALID_REFERENCE at line 4, seq 5); the open state shown is known "
+        "only through line 3 (seq 3); later lines were not reduced"
     )
     assert not [finding for finding in outcome.findings if finding.rule in ("SA301", "SA302", "SA303")]
 

@@ -1,7 +1,9 @@
 """`--claims` against one store: each claim whose approval the store holds gets SA693 (match) or SA694
 (mismatch) at its `approval_audits` row; claimed raw values found in the audit tables are SA696.
 
-A claim no store answers is reported by the engine, which sees every source (SA695).
+A claim no store answers is reported by the engine, which sees every source (SA695). A matched remote
+claim also gives its open remote run's pending effect the claimed arguments (`claimed_arguments`): the
+store keeps only their digest; an unmatched claim is never shown as anyone's arguments.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sessaudit.formats.half_pi.checks_runs_args import RawValue, find_raw_values
-from sessaudit.formats.half_pi.claims import Claim, match_claim
+from sessaudit.formats.half_pi.claims import Claim, claim_digest, match_claim
 from sessaudit.formats.half_pi.generation import SchemaGeneration
+from sessaudit.formats.half_pi.recovery import Recovered
 from sessaudit.formats.half_pi.rows import StoreRows
 from sessaudit.model import Finding
 from sessaudit.rules import finding
@@ -65,6 +68,43 @@ def check_claims(
         )
     findings += _leaks(connection, generation, claims, path)
     return findings, answered
+
+
+def claimed_arguments(recovered: Recovered, rows: StoreRows, claims: Sequence[Claim]) -> None:
+    """Fill in the arguments of open remote runs' pending effects the store did not record, from remote
+    claims that matched: the claim's digest equals both its approval's and the run's `args_digest`."""
+    approvals = {str(row.get("approval_id")): row for row in rows.approvals}
+    digests = {str(row.get("id")): str(row.get("args_digest") or "") for row in rows.runs}
+    matched: dict[str, tuple[Claim, str]] = {}
+    for claim in claims:
+        approval = approvals.get(claim.approval_id)
+        if claim.kind != "remote" or approval is None or str(approval.get("run_id") or "") != claim.run_id:
+            continue
+        stored = str(approval.get("args_digest") or "")
+        if match_claim(claim, stored).matches and digests.get(claim.run_id) == stored == claim_digest(claim):
+            matched.setdefault(claim.run_id, (claim, stored))
+    for items in recovered.runs.values():
+        for item in items:
+            recovery = item.run.recovery
+            if item.run.kind != "remote-run" or recovery is None or item.run.run_id not in matched:
+                continue
+            claim, digest = matched[item.run.run_id]
+            effects = [
+                effect.model_copy(update={"arguments": dict(claim.args)})
+                if effect.intent_id == item.run.run_id and effect.arguments is None
+                else effect
+                for effect in recovery.pending_effects
+            ]
+            if effects == recovery.pending_effects:
+                continue
+            said = (
+                f"arguments from --claims (claim {claim.pointer}, approval {claim.approval_id}), matched the "
+                f"recorded digest {digest}"
+            )
+            recovery = recovery.model_copy(
+                update={"pending_effects": effects, "assumes": [*recovery.assumes, said]}
+            )
+            item.run = item.run.model_copy(update={"recovery": recovery})
 
 
 def _leaks(

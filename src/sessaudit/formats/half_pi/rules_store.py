@@ -193,9 +193,10 @@ STORE_RULES: tuple[Rule, ...] = (
         "permissions-wide",
         W,
         None,
-        "A store file is readable by others than its owner.",
+        "A store's files are readable by others than their owner.",
         """Half-Pi forces the db, `-wal` and `-shm` to 0600 (spec §1): the store holds plaintext
-          credentials. Wider permissions on evidence are worth a look; they are only a warning.""",
+          credentials. Wider permissions on evidence are worth a look; they are only a warning. One
+          finding per store, at the database, names every file of the store with its mode.""",
         fix="""On an evidence copy, restrict access (`chmod 600` the files, `chmod 700` their folder): the
           store holds plaintext Hand and Face secrets. Half-Pi forces these modes itself (spec §1), so wider
           ones on a live store mean someone or something changed them; if other users could read it, rotate

@@ -49,7 +49,7 @@ def half_pi_seed(
                 "context_boundary": last.get("seq") if last is not None else None,
             }
     return Seed(
-        seed_kind=recovery.seed_kind,
+        seed_kind=recovery.offered_seed_kind(),
         source=source,
         session_id=item.session_id,
         run_id=item.run.run_id,

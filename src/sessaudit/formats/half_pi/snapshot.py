@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 from sessaudit import progress
 from sessaudit.evidence import CHUNK, NotRegularFile, open_evidence
@@ -30,6 +30,7 @@ from sessaudit.formats.half_pi.storefiles import (
     database_header_problems,
     read_lock,
     wal_info,
+    wide_modes,
 )
 from sessaudit.formats.interface import FileRead
 
@@ -68,6 +69,7 @@ class SnapshotProblem:
     kind: ProblemKind
     message: str
     real_path: str | None = None
+    evidence: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,10 +394,10 @@ def _file_problems(copy: str, files: tuple[StoreFile, ...], lock: LockInfo | Non
         SnapshotProblem(ProblemKind(kind), message, database.real_path)
         for kind, message in database_header_problems(head, database.bytes)
     ]
+    wide = wide_modes([(os.path.basename(item.real_path), item.mode) for item in files])
+    if wide is not None:  # one problem for the store, at the database
+        problems.append(SnapshotProblem(ProblemKind.PERMISSIONS, wide[0], database.real_path, wide[1]))
     for item in files:
-        if item.mode & 0o077:
-            message = f"{os.path.basename(item.real_path)} has mode {item.mode:04o}, wider than 0600"
-            problems.append(SnapshotProblem(ProblemKind.PERMISSIONS, message, item.real_path))
         if item.suffix == "-journal":
             message = "a rollback journal lies beside a WAL store; it was copied with the store"
             problems.append(SnapshotProblem(ProblemKind.JOURNAL, message, item.real_path))

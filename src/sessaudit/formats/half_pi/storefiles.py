@@ -7,7 +7,7 @@ import hashlib
 import os
 import struct
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from sessaudit.evidence import open_evidence
 from sessaudit.flocks import writer_active
@@ -138,3 +138,15 @@ def read_lock(real_path: str) -> LockInfo | None:
     except OSError:
         held = None
     return LockInfo(path, len(data), hashlib.sha256(data).hexdigest(), pairs, held)
+
+
+def wide_modes(modes: list[tuple[str, int]]) -> tuple[str, dict[str, Any]] | None:
+    """SA686's message and evidence when any store file (name, st_mode) is wider than 0600: every file
+    of the store is named with its mode; None when none is wider."""
+    wide = [name for name, mode in modes if mode & 0o077]
+    if not wide:
+        return None
+    shown = {name: f"{mode & 0o7777:04o}" for name, mode in modes}
+    listed = ", ".join(f"{name} {mode}" for name, mode in shown.items())
+    count = f"{len(wide)} of {len(modes)} files are" if len(modes) > 1 else "it is"
+    return f"the store's files have modes {listed}: {count} wider than 0600", {"modes": shown, "wide": wide}

@@ -16,10 +16,11 @@ from typing import Final
 from sessaudit.formats.half_pi.checks_history import check_history
 from sessaudit.formats.half_pi.checks_history_base import printable
 from sessaudit.formats.half_pi.checks_runs import check_runs
-from sessaudit.formats.half_pi.claimcheck import check_claims
+from sessaudit.formats.half_pi.claimcheck import check_claims, claimed_arguments
 from sessaudit.formats.half_pi.generation import SchemaGeneration, detect_generation
 from sessaudit.formats.half_pi.recovery import OpenRun, recover
 from sessaudit.formats.half_pi.rows import SECRET_TABLES, StoreRows, count_rows, read_store
+from sessaudit.formats.half_pi.runtimes import stamp_times
 from sessaudit.formats.half_pi.seeding import half_pi_seed
 from sessaudit.formats.half_pi.snapshot import (
     SQLITE_READ_ERRORS,
@@ -35,6 +36,7 @@ from sessaudit.limits import FILE_TOO_LARGE, size_text
 from sessaudit.model import Finding, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
+from sessaudit.withheld import first_corrupting, withheld_reason
 
 FORMAT: Final = "half-pi"
 FATAL_RULES: Final = {
@@ -140,7 +142,12 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
     generation = detect_generation(connection)
     files = snapshot.file_reads(path)
     findings = [
-        finding(PROBLEM_RULES[item.kind], item.message, path=_shown(item.real_path, snapshot.real_path, path))
+        finding(
+            PROBLEM_RULES[item.kind],
+            item.message,
+            path=_shown(item.real_path, snapshot.real_path, path),
+            evidence=item.evidence,
+        )
         for item in snapshot.problems
         if item.kind in PROBLEM_RULES
     ]
@@ -150,19 +157,22 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
         findings += [_finding(item, path) for item in check(connection, generation, snapshot)]
     rows = read_store(connection)
     recovered = recover(rows)
+    stamp_times(recovered, rows)
     findings += [_finding(note, path) for note in recovered.notes]
     answered: list[int] = []
     if options.claims:
         claim_findings, answered = check_claims(connection, generation, rows, options.claims, path)
         findings += claim_findings
+        claimed_arguments(recovered, rows, options.claims)
+    corrupt = verdict_of(findings) is Verdict.CORRUPT
     for items in recovered.runs.values():
-        findings += [_open_finding(item, path) for item in items if item.run.recovery is not None]
+        findings += [_open_finding(item, path, corrupt) for item in items if item.run.recovery is not None]
     findings.sort(key=Finding.sort_key)
     source = SeedSource(
         path=path, format=FORMAT, format_version=generation.format_version, sha256=source_sha256(files)
     )
-    corrupt = verdict_of(findings) is Verdict.CORRUPT
-    sessions = _sessions(rows, recovered.runs, findings, source, options, seeds=not corrupt)
+    withheld = _withheld(findings) if corrupt else None
+    sessions = _sessions(rows, recovered.runs, findings, source, options, withheld=withheld)
     return SourceOutcome(
         format=FORMAT,
         format_version=generation.format_version,
@@ -211,16 +221,26 @@ def _credentials(connection: sqlite3.Connection, path: str) -> list[Finding]:
     ]
 
 
-def _open_finding(item: OpenRun, path: str) -> Finding:
+def _withheld(findings: list[Finding]) -> str:
+    """Why the open runs of a corrupt store get no seed."""
+    native = (
+        "Half-Pi's startup does not verify the store: its startup recovery (native.startup_recovery) would "
+        "still run on it"
+    )
+    known = "the open state shown is read from rows that fail verification"
+    return withheld_reason(first_corrupting(findings), native=native, known=known)
+
+
+def _open_finding(item: OpenRun, path: str, corrupt: bool) -> Finding:
     recovery = item.run.recovery
     assert recovery is not None
     code = "SA302" if recovery.condition in ("effect-unknown", "remote-run-in-flight") else "SA301"
     effects = ", ".join(f"{effect.tool_name} ({effect.tool_call_id})" for effect in recovery.pending_effects)
     detail = f"; effects of unknown outcome: {effects}" if effects else ""
+    kind = "no seed (the store is corrupt)" if corrupt else f"seed kind {recovery.seed_kind}"
     return finding(
         code,
-        f"{item.run.kind} {item.run.run_id} is open: condition {recovery.condition}, seed kind "
-        f"{recovery.seed_kind}{detail}",
+        f"{item.run.kind} {item.run.run_id} is open: condition {recovery.condition}, {kind}{detail}",
         path=path,
         session_id=item.session_id,
         table=item.table,
@@ -236,7 +256,7 @@ def _sessions(
     source: SeedSource,
     options: VerifyOptions,
     *,
-    seeds: bool,
+    withheld: str | None,
 ) -> list[Session]:
     """One session per `sessions` row, plus one per session id that runs name but no row holds."""
     known = [str(row.get("id")) for row in rows.sessions]
@@ -248,7 +268,9 @@ def _sessions(
         completed = []
         for item in items:
             run = item.run
-            if seeds and run.recovery is not None:
+            if withheld is not None and run.recovery is not None:
+                run = run.model_copy(update={"recovery": run.recovery.withheld(withheld)})
+            elif run.recovery is not None:
                 moved = options.fork_sequence if options.fork_run in (None, run.run_id) else None
                 seed = half_pi_seed(item, rows, source=source, fork_sequence=moved)
                 run = run.model_copy(update={"recovery": run.recovery.model_copy(update={"seed": seed})})

@@ -92,7 +92,7 @@ def rivumi_seed(
     value, text = native.as_native()
     event_id = point.record.get("event_id") if point is not None else None
     return Seed(
-        seed_kind=recovery.seed_kind,
+        seed_kind=recovery.offered_seed_kind(),
         source=source,
         session_id=records.run_id,
         run_id=run.run_id,

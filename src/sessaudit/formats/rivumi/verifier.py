@@ -27,7 +27,9 @@ from sessaudit.formats.rivumi.resume import native_resume, resume_log_problem
 from sessaudit.formats.rivumi.seeding import RunRecords, rivumi_seed
 from sessaudit.model import Finding, Location, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
+from sessaudit.times import iso_from_text
 from sessaudit.verdicts import Verdict, worst
+from sessaudit.withheld import first_corrupting, withheld_reason
 
 FORMAT: Final = "rivumi"
 MODEL_UNCHANGED: Final = (
@@ -69,16 +71,23 @@ def verify_rivumi(path: str, real_path: str, options: VerifyOptions = DEFAULT_OP
         findings += readers_disagreement(
             events_path, problem, replay, check.log.findings if check.log else []
         )
-    findings += _open_work(rec, events_path)
     findings += resume_context_findings(path, resume)
+    corrupt = verdict_of(findings) is Verdict.CORRUPT
+    findings += _open_work(rec, events_path, corrupt=corrupt)
     findings = [_in_session(item, run_id) for item in findings]
     findings.sort(key=Finding.sort_key)
     session_findings = [item for item in findings if item.rule in SESSION_RULES]
     run = rec.run
+    if rec.last_event is not None:  # the event the open state is read from: the last by sequence
+        run = run.model_copy(
+            update={"last_written_at": iso_from_text(rec.last_event.record.get("created_at"))}
+        )
     session_verdict = worst(verdict_of(session_findings), Verdict.NEEDS_RECOVERY if run.recovery else None)
     if run.recovery is not None:
         recovery = run.recovery.model_copy(update={"assumes": [*run.recovery.assumes, MODEL_UNCHANGED]})
-        if verdict_of(findings) is not Verdict.CORRUPT:
+        if corrupt:
+            recovery = recovery.withheld(_withheld(findings, rec, replay.message if not replay.ok else None))
+        else:
             records = RunRecords(
                 run_id=run_id,
                 task_id=task_id,
@@ -144,23 +153,39 @@ def _format_version(document: dict[str, Any] | None) -> str | None:
     return str(version) if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def _open_work(rec: Reconciliation, events_path: str) -> list[Finding]:
-    """SA301 for an open run; SA302/SA303 for a started effect whose outcome the log does not hold."""
+def _withheld(findings: list[Finding], rec: Reconciliation, replay_refusal: str | None) -> str:
+    """Why a corrupt run gets no seed, what Rivumi's replay says, and how far its open state is known."""
+    native = f"Rivumi's replay refuses the log ({replay_refusal})" if replay_refusal is not None else None
+    last = rec.last_event
+    known = (
+        f"the open state shown is known only through event sequence {last.sequence} (line {last.line})"
+        if last is not None
+        else "no event could be read: nothing of the open state shown is verified"
+    )
+    return withheld_reason(first_corrupting(findings), native=native, known=known)
+
+
+def _open_work(rec: Reconciliation, events_path: str, *, corrupt: bool) -> list[Finding]:
+    """SA301 for an open run; SA302/SA303 for a started effect whose outcome the log does not hold. Of a
+    corrupt run only what the verified events say, and no seed kind (none is offered)."""
     recovery = rec.run.recovery
     if recovery is None:
         return []
     last = rec.last_event
     where = _location(last, events_path)
-    ending = (
-        f"its last event is {last.event_type} (sequence {last.sequence}, line {last.line})"
-        if last is not None
-        else "it has no event yet"
-    )
+    if last is not None:
+        ending = f"its last event is {last.event_type} (sequence {last.sequence}, line {last.line})"
+        if corrupt:
+            ending = (
+                f"its last verified event is {last.event_type} (sequence {last.sequence}, line {last.line})"
+            )
+    else:
+        ending = "no event could be read" if corrupt else "it has no event yet"
+    kind = "no seed (the history is corrupt)" if corrupt else f"seed kind {recovery.seed_kind}"
     found = [
         finding(
             "SA301",
-            f"run {rec.run.run_id} was left open: {ending}; condition {recovery.condition}, "
-            f"seed kind {recovery.seed_kind}",
+            f"run {rec.run.run_id} was left open: {ending}; condition {recovery.condition}, {kind}",
             **where,
             evidence={"condition": recovery.condition, "last_event_type": last.event_type if last else None},
         )

@@ -19,6 +19,7 @@ from sessaudit.model import (
     order_conditions,
 )
 from sessaudit.rules import finding
+from sessaudit.times import iso_from_epoch_ms
 
 if TYPE_CHECKING:
     from sessaudit.formats.tiny_agent.reducer import Reducer
@@ -116,7 +117,7 @@ def build_runs(
     r: Reducer, *, path: str, session_id: str | None, corrupt: bool, last_offset: int
 ) -> tuple[list[Run], list[Finding]]:
     """Every operation in start order, with recovery where something is open or an effect is unknown;
-    SA301–SA303 for an intact session (a corrupt one only carries the recovery, marked verified-through)."""
+    SA301–SA303 for an intact session (a corrupt one only carries the recovery; recovery.py withholds it)."""
     runs: list[Run] = []
     findings: list[Finding] = []
     for operation in r.runs:
@@ -130,12 +131,6 @@ def build_runs(
             assumes = [CONFIGURATION_UNCHANGED]
             if never_started:
                 assumes.append(REPLAY_POLICY_UNKNOWN)
-            if corrupt:
-                assumes.append(
-                    f"the log is corrupt: verified through line {r.verified_line}"
-                    + (f" (seq {r.verified_seq})" if r.verified_seq else "")
-                    + "; later lines were not reduced"
-                )
             if conditions:
                 recovery = Recovery(
                     condition=conditions[0],
@@ -154,6 +149,7 @@ def build_runs(
                 kind="run" if operation.kind == "run" else "compaction",
                 state=state,
                 recovery=recovery,
+                last_written_at=iso_from_epoch_ms(r.last_written.get(run_id)),
             )
         )
     return runs, findings

@@ -31,8 +31,11 @@ from sessaudit.limits import (
 from sessaudit.model import Finding, Run, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.strictjson import LineProblem, decode_line
+from sessaudit.verdicts import Verdict
+from sessaudit.withheld import first_corrupting, withheld_reason
 
 BLANK_LINE, TORN_TAIL, MISSING_HEADER, UTF8_BOM = "SA159", "SA109", "SA101", "SA110"
+MALFORMED_JSON = "SA106"
 USAGE, ID_TIME, BACKWARDS, BEFORE_CREATION = "SA156", "SA402", "SA403", "SA404"
 # How tiny-agent's v2 reducer names a problem of line 1 (spec §3); encoding problems are handled apart.
 _FIRST_LINE_CODES = {
@@ -226,6 +229,8 @@ class _Verifier:
                 "/usage",
             )
         self.turns.apply(event, line)
+        if reading.timestamp is not None:
+            self.turns.written(reading.timestamp)
 
     def _timestamp(self, moment: int | None, line: Line) -> None:
         if moment is None:
@@ -280,8 +285,9 @@ class _Verifier:
             self.notes.append(
                 Note(TOO_MANY_FINDINGS, message, self.capped_at, None, None, {"max_findings": limit})
             )
-        runs = self._with_seeds(self.turns.finish(), path, reader, stream)
+        turns = self.turns.finish()
         findings = sorted((self._finding(note, path) for note in self.notes), key=Finding.sort_key)
+        runs = self._with_seeds(turns, path, reader, stream, _withheld(findings, self.turns.untrusted))
         committed = reader.line_count > 0
         session = Session(
             session_id=self.session_id,
@@ -303,8 +309,11 @@ class _Verifier:
             native={"reducer": self.native.answer(reader)},
         )
 
-    def _with_seeds(self, runs: list[Run], path: str, reader: LineReader, stream: BinaryIO) -> list[Run]:
-        """Attach a seed to every run with a recovery (CONTRACT §5), built from the committed prefix."""
+    def _with_seeds(
+        self, runs: list[Run], path: str, reader: LineReader, stream: BinaryIO, withheld: str | None
+    ) -> list[Run]:
+        """Attach a seed to every run with a recovery (CONTRACT §5), built from the committed prefix; of a
+        corrupt session (`withheld`: why) none."""
         turns = {turn.run_id: turn for turn in self.turns.turns}
         source = SeedSource(path=path, format="tiny-agent", format_version="1", sha256=reader.sha256)
         seeded: list[Run] = []
@@ -312,6 +321,9 @@ class _Verifier:
             turn = turns.get(run.run_id)
             if run.recovery is None or turn is None:
                 seeded.append(run)
+                continue
+            if withheld is not None:
+                seeded.append(run.model_copy(update={"recovery": run.recovery.withheld(withheld)}))
                 continue
             context = v1_context(stream, reader.repaired_length, turn.last_line)
             seed = v1_seed(
@@ -337,3 +349,21 @@ class _Verifier:
             pointer=note.pointer,
             evidence=note.evidence,
         )
+
+
+def _withheld(findings: list[Finding], untrusted: int | None) -> str | None:
+    """Why the runs of a corrupt v1 session get no seed (None: it is not corrupt)."""
+    if verdict_of(findings) is not Verdict.CORRUPT:
+        return None
+    unparsable = next((item for item in findings if item.rule == MALFORMED_JSON), None)
+    native = (
+        f"tiny-agent v1's reader cannot parse line {unparsable.location.line} (it JSON.parses every line)"
+        if unparsable is not None
+        else None
+    )
+    known = (
+        f"the open state shown is known only through line {untrusted - 1}; later turns are reconstructed"
+        if untrusted is not None and untrusted > 1
+        else None
+    )
+    return withheld_reason(first_corrupting(findings), native=native, known=known, in_file=False)

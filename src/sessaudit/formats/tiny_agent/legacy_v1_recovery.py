@@ -8,6 +8,7 @@ from typing import Any, Literal
 from sessaudit.formats.tiny_agent.legacy_v1_lines import ABORTED_BEFORE_EXECUTION, Call, json_text
 from sessaudit.model import SEED_KIND, Condition, PendingEffect, Recovery, Run, RunState, order_conditions
 from sessaudit.strictjson import LineProblem, loads_strict
+from sessaudit.times import iso_from_epoch_ms
 
 RUN_LEFT_OPEN, EFFECT_UNKNOWN = "SA301", "SA302"
 NO_CONFIGURATION = "configuration unchanged: v1 records no configuration snapshot, only the header's model"
@@ -46,6 +47,7 @@ class Turn:
     aborted_line: int = 0
     truncated: bool = False  # the answer was cut by the token limit: every call gets the truncation text
     recovery: Recovery | None = None
+    last_written: int | None = None  # epoch ms of the last line of the turn (`timestamp`)
 
     @property
     def run_id(self) -> str:
@@ -60,7 +62,13 @@ class Turn:
         return f"{calls_text(self.pending)} of the answer at line {self.answer_line} {verb} unanswered"
 
     def run(self) -> Run:
-        return Run(run_id=self.run_id, kind="turn", state=self.state, recovery=self.recovery)
+        return Run(
+            run_id=self.run_id,
+            kind="turn",
+            state=self.state,
+            recovery=self.recovery,
+            last_written_at=iso_from_epoch_ms(self.last_written),
+        )
 
 
 def calls_text(calls: tuple[Call, ...]) -> str:

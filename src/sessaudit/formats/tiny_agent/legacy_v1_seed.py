@@ -74,7 +74,7 @@ def v1_seed(
         else:
             replay = {"kind": "append"}
     return Seed(
-        seed_kind=recovery.seed_kind,
+        seed_kind=recovery.offered_seed_kind(),
         source=source,
         session_id=session_id,
         run_id=run_id,

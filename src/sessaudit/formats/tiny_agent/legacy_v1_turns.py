@@ -46,6 +46,11 @@ class Turns:
             self.untrusted = line.number
         self._touch(line)
 
+    def written(self, moment: int) -> None:
+        """The time of a line the current turn wrote, while the state is still verified (not a guess)."""
+        if self.current is not None and self.untrusted is None:
+            self.current.last_written = moment
+
     def apply(self, event: Event, line: Line) -> None:
         if isinstance(event, UserMessage | AssistantMessage | ToolResult) and self.context is not None:
             self.context += 1  # v1's resume pushes every message line into the context

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from sessaudit.formats.interface import VerifyOptions
 from sessaudit.formats.tiny_agent.planner import CONFIGURATION_UNCHANGED, PlanResult, plan_recovery
@@ -10,6 +10,7 @@ from sessaudit.formats.tiny_agent.seeding import continuation, fork_state
 from sessaudit.formats.tiny_agent.state import Operation
 from sessaudit.model import SEED_KIND, Finding, ForkPoint, Recovery, Run, Seed, SeedContext, SeedSource
 from sessaudit.rules import finding
+from sessaudit.withheld import first_corrupting, withheld_reason
 
 if TYPE_CHECKING:
     from sessaudit.current import CurrentConfiguration
@@ -27,11 +28,12 @@ def complete_runs(
     source: SeedSource,
     session_id: str | None,
     options: VerifyOptions,
-    corrupt: bool,
+    withheld: str | None,
 ) -> tuple[list[Run], list[Finding]]:
     """Each run with a recovery gets `native_plan`, the planner's assumptions and warnings, and a seed.
 
-    A corrupt session gets no seed: continuing from a history that fails verification is not safe."""
+    A corrupt session (`withheld`: why) gets neither plan nor seed: tiny-agent refuses a history its reducer
+    rejects, and continuing from a history that fails verification is not safe."""
     current = options.current.for_session(session_id) if options.current is not None else None
     completed: list[Run] = []
     findings: list[Finding] = []
@@ -40,6 +42,9 @@ def complete_runs(
         operation = reducer.operations.get(run.run_id)
         if recovery is None or operation is None:
             completed.append(run)
+            continue
+        if withheld is not None:
+            completed.append(run.model_copy(update={"recovery": recovery.withheld(withheld)}))
             continue
         planned = plan_recovery(reducer, operation, current)
         recovery = _with_plan(recovery, planned, current)
@@ -53,13 +58,29 @@ def complete_runs(
                     evidence={"run_id": run.run_id},
                 )
             )
-        if not corrupt:
-            seed = _seed(
-                run, recovery, operation, reducer, stream, committed, source, session_id, options, current
-            )
-            recovery = recovery.model_copy(update={"seed": seed})
+        seed = _seed(
+            run, recovery, operation, reducer, stream, committed, source, session_id, options, current
+        )
+        recovery = recovery.model_copy(update={"seed": seed})
         completed.append(run.model_copy(update={"recovery": recovery}))
     return completed, findings
+
+
+def corrupt_reason(findings: list[Finding], native: dict[str, Any], reducer: Reducer) -> str:
+    """Why a corrupt session's runs get no plan and no seed, and how far their open state is known."""
+    refused = native.get("ok") is False
+    if refused:
+        seq = f", seq {native['seq']}" if native.get("seq") is not None else ""
+        refusal = f"tiny-agent refuses the file ({native.get('code')} at line {native.get('line')}{seq})"
+    else:
+        refusal = "tiny-agent's reducer accepts the file, but its history fails verification"
+    through = f"line {reducer.verified_line}" + (
+        f" (seq {reducer.verified_seq})" if reducer.verified_seq else ""
+    )
+    known = f"the open state shown is known only through {through}" + (
+        "; later lines were not reduced" if refused else ""
+    )
+    return withheld_reason(first_corrupting(findings), native=refusal, known=known, in_file=False)
 
 
 def _with_plan(
@@ -123,8 +144,9 @@ def _seed(
         current_snapshot=current.configuration_snapshot if current is not None else None,
         current_replay=tool_replay,
     )
+    seed_kind = recovery.offered_seed_kind()
     return Seed(
-        seed_kind=recovery.seed_kind,
+        seed_kind=seed_kind,
         source=source,
         session_id=session_id,
         run_id=run.run_id,
@@ -133,7 +155,7 @@ def _seed(
             seq=state.seq, line=state.line, byte_offset=state.byte_offset, fact_id=state.fact_id
         ),
         pending_effects=recovery.pending_effects,
-        replay=follow.replay if recovery.seed_kind == "replay" else None,
+        replay=follow.replay if seed_kind == "replay" else None,
         context=SeedContext(messages=state.messages),
         next_facts=follow.next_facts,
         assumes=recovery.assumes,

@@ -108,6 +108,9 @@ class Reducer:
         self.used_inputs: set[str] = set()
         self.verified_line = 1
         self.verified_seq: int | None = None
+        self.fact_timestamp = 0  # the timestamp of the last fact applied
+        # operation id → the timestamp of the last accepted transaction it wrote (its own or its input)
+        self.last_written: dict[str, int] = {}
 
     def ref(self, value: Any, pointer: str, what: str) -> str:
         """A lowercase UUIDv7; every id already in the namespace was checked when it entered it."""
@@ -119,6 +122,7 @@ class Reducer:
     def apply(self, facts: list[Any], line: int, offset: int, array: bool) -> Failure | None:
         """Apply one non-empty transaction; on failure the report state is as before it."""
         self.transcript_problem = None
+        before = self.current
         place = Place(line, offset, -1, 0)
         for index, fact in enumerate(facts):
             place = Place(line, offset, index if array else -1, 0)
@@ -134,6 +138,9 @@ class Reducer:
             return Failure(violation, -1, place.seq)
         self.journal.commit()
         self.observations.commit()
+        for operation in (before, self.current):  # the one it wrote to, finished or started
+            if operation is not None:
+                self.last_written[operation.operation_id] = self.fact_timestamp
         self.verified_line = line
         self.verified_seq = place.seq
         return None
@@ -212,6 +219,7 @@ class Reducer:
             )
         namespace[fact_id] = ordinal
         self.next_seq = seq + 1
+        self.fact_timestamp = timestamp
         checks.envelope(self, fact, fact_id, timestamp, place)
 
     # --- usage facts (§10) --------------------------------------------------------------------

@@ -17,7 +17,7 @@ from sessaudit.formats.tiny_agent.checks import Observations
 from sessaudit.formats.tiny_agent.compaction import Rereader
 from sessaudit.formats.tiny_agent.conditions import build_runs
 from sessaudit.formats.tiny_agent.precedence import Precedence
-from sessaudit.formats.tiny_agent.recovery import complete_runs
+from sessaudit.formats.tiny_agent.recovery import complete_runs, corrupt_reason
 from sessaudit.formats.tiny_agent.reducer import Failure, Reducer
 from sessaudit.formats.tiny_agent.shapes import Violation
 from sessaudit.formats.tiny_agent.state import Place
@@ -418,7 +418,7 @@ class _Verification:
                 source=SeedSource(path=self.path, format=FORMAT, format_version="2", sha256=reader.sha256),
                 session_id=header.session_id,
                 options=self.options,
-                corrupt=corrupt,
+                withheld=corrupt_reason(self.findings, native, self.reducer) if corrupt else None,
             )
             self.findings.extend(open_findings)
             self.findings.extend(plan_findings)

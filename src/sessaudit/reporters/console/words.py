@@ -48,7 +48,8 @@ def describe_recovery(run: Run, *, effects: bool = True) -> list[str]:
     recovery = run.recovery
     if recovery is None:
         return []
-    lines = [f"condition: {recovery.condition} (seed: {recovery.seed_kind})"]
+    seed_kind = f" (seed: {recovery.seed_kind})" if recovery.seed_kind is not None else ""  # None: withheld
+    lines = [f"condition: {recovery.condition}{seed_kind}"]
     for effect in recovery.pending_effects:
         if not outcome_unknown(effect):
             lines.append(describe_effect(effect))

@@ -161,3 +161,13 @@ def test_seed_of_an_intact_source_still_prints_its_seeds() -> None:
     assert result.exit_code == 0 and result.stderr == ""
     (seed,) = json.loads(result.stdout)
     assert seed["seed_kind"] == "fork"
+
+
+def test_seed_of_a_folder_holding_a_corrupt_source_prints_nothing_and_says_how_to_get_the_rest() -> None:
+    result = runner.invoke(app, ["seed", str(SESSIONS)])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert "first corrupting finding: SA205 seq-mismatch" in result.stderr
+    assert "no seed is printed for any source of this folder; name an intact source" in result.stderr
+    intact = runner.invoke(app, ["seed", str(SESSIONS), "--run", "01a22cc6-bdbc-79a4-87cd-8773bd387424"])
+    assert intact.exit_code == 0, intact.stderr
+    assert json.loads(intact.stdout)["run_id"] == "01a22cc6-bdbc-79a4-87cd-8773bd387424"  # --run: one seed

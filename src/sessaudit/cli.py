@@ -499,6 +499,12 @@ def seed(
                 typer.echo(
                     f"sessaudit: {safe(redact_text(reason, result.report) if redact else reason)}", err=True
                 )
+            if len(result.report.sources) > 1:  # a folder: say how the intact runs' seeds are still had
+                typer.echo(
+                    "sessaudit: no seed is printed for any source of this folder; name an intact source, "
+                    "or pick its run with --run RUN_ID",
+                    err=True,
+                )
             raise typer.Exit(EXIT_INCOMPLETE if result.incomplete else EXIT_FINDINGS)
         seeds = [(run_id, item) for _, run_id, item in report_seeds(result.report)]
         if run is not None:

@@ -208,13 +208,13 @@ _CORE_RULES: tuple[Rule, ...] = (
           2000`) and restore the file from a backup. The limit is not configurable.""",
         example=(
             "A tiny-agent session whose line 2 is `[` × 10,000 followed by `]` × 10,000 (exit 3; the "
-            "pointer, 512 levels of `/0`, is shortened here):\n"
+            "console shortens the pointer, 512 levels of `/0`; the JSON report has it whole):\n"
             "\n"
             "Finding (console report):\n"
             "\n"
             "```text\n"
             "  session.jsonl\n"
-            "    error   SA011 nesting-too-deep [line 2, byte 740, /0/0/…/0]: line 2: arrays and objects are "
+            "    error   SA011 nesting-too-deep [line 2, byte 740, /0/0/…/0 (512 levels)]: line 2: arrays and objects are "
             "nested 10000 deep; sessaudit's limit is 512 (fixed), so the line is not verified\n"
             "```"
         ),

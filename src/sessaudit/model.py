@@ -28,6 +28,21 @@ class Location(Frozen):
     table: str | None = None
     rowid: int | None = None
 
+    def parts(self) -> list[str]:
+        """The place in words, as far as known: `line 5`, `byte 2543`, `seq 7`, `messages row 3`, `/seq`."""
+        parts = []
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.byte_offset is not None:
+            parts.append(f"byte {self.byte_offset}")
+        if self.seq is not None:
+            parts.append(f"seq {self.seq}")
+        if self.table is not None:
+            parts.append(f"{self.table} row {self.rowid}")
+        if self.pointer:
+            parts.append(self.pointer)
+        return parts
+
 
 class Finding(Frozen):
     rule: str

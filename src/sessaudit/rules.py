@@ -214,8 +214,9 @@ _CORE_RULES: tuple[Rule, ...] = (
             "\n"
             "```text\n"
             "  session.jsonl\n"
-            "    error   SA011 nesting-too-deep [line 2, byte 740, /0/0/…/0 (512 levels)]: line 2: arrays and objects are "
-            "nested 10000 deep; sessaudit's limit is 512 (fixed), so the line is not verified\n"
+            "    error   SA011 nesting-too-deep [line 2, byte 740, /0/0/…/0 (512 levels)]: line 2: arrays "
+            "and objects are nested 10000 deep; sessaudit's limit is 512 (fixed), so the line is not "
+            "verified\n"
             "```"
         ),
     ),

@@ -25,17 +25,7 @@ def place_of(item: Finding, *, file: str | None = None) -> str:
     """`runs/r1/events.jsonl line 5, byte 2543, seq 7`: the finding's file (or `file` instead: "" for
     none) and place in it."""
     where = item.location
-    parts = [where.path or "(no file)" if file is None else file]
-    if where.line is not None:
-        parts.append(f"line {where.line}")
-    if where.byte_offset is not None:
-        parts.append(f"byte {where.byte_offset}")
-    if where.seq is not None:
-        parts.append(f"seq {where.seq}")
-    if where.table is not None:
-        parts.append(f"{where.table} row {where.rowid}")
-    if where.pointer:
-        parts.append(where.pointer)
+    parts = [where.path or "(no file)" if file is None else file, *where.parts()]
     return " ".join(part for part in (parts[0], ", ".join(parts[1:])) if part)
 
 

@@ -11,17 +11,9 @@ from sessaudit.reporters.console.text import readable_epochs, short_json, short_
 def location(item: Finding, *, shorten: bool = False) -> str:
     """A finding's place (`line 3, byte 671, seq 3, /record/attempt`); `shorten`: long pointers counted."""
     place = item.location
-    parts = []
-    if place.line is not None:
-        parts.append(f"line {place.line}")
-    if place.byte_offset is not None:
-        parts.append(f"byte {place.byte_offset}")
-    if place.seq is not None:
-        parts.append(f"seq {place.seq}")
-    if place.table is not None:
-        parts.append(f"{place.table} row {place.rowid}")
-    if place.pointer:
-        parts.append(short_pointer(place.pointer) if shorten else place.pointer)
+    parts = place.parts()
+    if place.pointer and shorten:
+        parts[-1] = short_pointer(place.pointer)
     return ", ".join(parts)
 
 

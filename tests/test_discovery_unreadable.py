@@ -222,3 +222,24 @@ def test_real_modes_a_half_pi_wal_of_mode_000_is_unreadable() -> None:
         assert "its -wal could not be read: Permission denied" in walked.stderr
     finally:
         restore_modes(folder)
+
+
+def test_the_console_says_first_what_could_not_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.jsonl").write_bytes(V2_HEADER)
+    (tmp_path / "b.jsonl").write_bytes(V2_HEADER)
+    deny_open(monkeypatch, lambda path: path.endswith("b.jsonl"))
+    result = runner.invoke(app, ["verify", str(tmp_path)])
+    assert result.exit_code == 3
+    lines = result.stdout.splitlines()
+    assert lines[lines.index("") + 1].startswith("INCOMPLETE — 1 path could not be read; ")
+    # listed whole even without --show-skipped: it is why the audit is incomplete
+    assert "Could not be read (1): the audit is incomplete" in result.stdout
+    assert f"{tmp_path / 'b.jsonl'}: could not be read: Permission denied" in result.stdout.replace(
+        "\n    ", " "
+    )
+    deny_open(monkeypatch, lambda path: path.endswith(".jsonl"))
+    nothing = runner.invoke(app, ["verify", str(tmp_path)])
+    assert nothing.exit_code == 3
+    assert "INCOMPLETE — 2 paths could not be read; no session log was verified" in nothing.stdout

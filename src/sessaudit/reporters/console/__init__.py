@@ -8,7 +8,7 @@ from datetime import datetime
 
 from rich.text import Text
 
-from sessaudit.model import Report, Settings
+from sessaudit.model import SKIPPED_UNREAD, Report, Settings
 from sessaudit.reporters.console.page import Page
 from sessaudit.reporters.console.sections import (
     Places,
@@ -106,6 +106,12 @@ def headline(report: Report, exit_status: int | None = None) -> Text:
     if status == 0 and not report.sources and not report.settings.allow_empty:
         word, style = "EMPTY", "bold yellow"  # never "ok" for an audit of nothing, unless allowed
     text = Text(word, style=style)
+    unread = sum(1 for item in report.skipped if SKIPPED_UNREAD in item.reason)
+    if unread:  # why the audit is incomplete comes first: what was never read cannot have passed
+        text.append(f" — {_count(unread, 'path')} could not be read")
+        if not report.sources:
+            text.append("; no session log was verified")
+            return text
     if not report.sources:
         skipped = f" ({_count(len(report.skipped), 'file')} skipped)" if report.skipped else ""
         text.append(f" — no session logs found{skipped}; nothing was audited")
@@ -115,7 +121,7 @@ def headline(report: Report, exit_status: int | None = None) -> Text:
     if not attention and shown == [Verdict.CLEAN]:
         count = report.summary.sources
         parts = [f"{_count(count, 'source')} clean"]
-    text.append(" — " + ", ".join(parts))
+    text.append(("; " if unread else " — ") + ", ".join(parts))
     unknown = sum(
         1
         for _, run in open_runs(report)

@@ -6,7 +6,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from sessaudit.discovery import Format, Problem, discover
+from sessaudit.discovery import Problem, discover
+from tests.formats.names import Format
 
 V2_HEADER = b'{"kind":"header","version":2,"id":"018f0000-0000-7000-8000-000000000001"}\n'
 V1_HEADER = b'{"type":"session","version":1,"id":"01a228fb-99a2-70e0-87a7-4367dd5b6582"}\n'

@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 
 from sessaudit import evidence
 from sessaudit.cli import app
-from sessaudit.discovery import Format, Problem, discover
+from sessaudit.discovery import Problem, discover
 from sessaudit.engine import audit
+from tests.formats.names import Format
 from tests.unprivileged import restore_modes, run_unprivileged, world_readable_folder
 
 V2_HEADER = b'{"kind":"header","version":2,"id":"018f0000-0000-7000-8000-000000000001"}\n'

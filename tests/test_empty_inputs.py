@@ -9,9 +9,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from sessaudit.cli import app
-from sessaudit.discovery import Format, discover
+from sessaudit.discovery import discover
 from sessaudit.engine import audit
 from sessaudit.formats.interface import VerifyOptions
+from tests.formats.names import Format
 
 runner = CliRunner()
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -30,27 +30,25 @@ from sessaudit.cli_limits import (
     MaxLineBytesOption,
     limits_of,
 )
+from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover
 from sessaudit.cli_warehouse import EXIT_INTERRUPTED, internal_message, interrupted, load, query
-from sessaudit.current import CurrentFileError, CurrentSource, load_current
 from sessaudit.engine import AuditResult, audit
-from sessaudit.formats.interface import VerifyOptions
+from sessaudit.formats.interface import OptionError, VerifyOptions
 from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
 from sessaudit.parallel import default_jobs
 from sessaudit.policy import Policy, PolicyError, apply_policy, gate_failures, resolve_policy
 from sessaudit.progress import progress_bar
 from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text
+from sessaudit.registry import code_range, registry
 from sessaudit.reporters import OutputFormat, render
 from sessaudit.reporters.console import render_console, safe
 from sessaudit.reporters.github import render_github_summary
 from sessaudit.reporters.timing import Stopwatch
-from sessaudit.rules import RULES, find_rule
+from sessaudit.rules import catalogue, find_rule
 from sessaudit.seedfiles import SeedClash
 from sessaudit.seeds import refused_sources, report_seeds, seed_document, write_report_seeds
 from sessaudit.verdicts import Severity
-
-if TYPE_CHECKING:
-    from sessaudit.formats.half_pi.claims import Claim
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -62,15 +60,13 @@ class FailOn(StrEnum):
     NEVER = "never"
 
 
-CurrentOption = Annotated[
-    Path | None,
-    typer.Option("--current", help="The current agent configuration (one object, or a map by session id)."),
-]
 DebugOption = Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")]
 
 app = typer.Typer(
     name="sessaudit",
-    help="Audit and forensically analyse AI-agent session logs (tiny-agent, Rivumi, Half-Pi).",
+    help="Audit and forensically analyse AI-agent session logs ("
+    + ", ".join(plugin.title for plugin in registry().plugins)
+    + ").",
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -143,7 +139,7 @@ def _fail(message: str, code: int) -> NoReturn:
     raise typer.Exit(code)
 
 
-@app.command()
+@app.command(cls=PluginCommand)
 def verify(
     paths: Annotated[list[str], typer.Argument(help="Session files and directories (walked recursively).")],
     output_format: Annotated[
@@ -247,14 +243,6 @@ def verify(
         Path | None,
         typer.Option("--seeds-dir", help="Write one seed file per open run into DIR (never overwriting)."),
     ] = None,
-    current: CurrentOption = None,
-    claims: Annotated[
-        Path | None,
-        typer.Option(
-            "--claims",
-            help="Claimed tool calls of Half-Pi approvals (schemas/claims.v1.schema.json): does each match?",
-        ),
-    ] = None,
     jobs: Annotated[
         int | None,
         typer.Option("--jobs", min=1, help="Verify N sources at a time, in N processes [default: all cores]"),
@@ -293,11 +281,8 @@ def verify(
         select, ignore, severity, baseline, (fail_on, fail_on_verdict, fail_on_condition), config, no_config
     )
     try:
-        loaded = _load_claims(claims)
         options = VerifyOptions(
-            current=_load_current(current),
-            claims=tuple(loaded),
-            claims_path=str(claims) if claims is not None else None,
+            extras=plugin_extras(_usage_error),
             limits=limits_of(max_line_bytes, max_file_bytes, max_files, max_findings),
             allow_empty=allow_empty,
         )
@@ -430,43 +415,19 @@ def _resolve_policy(
         _fail(str(error), EXIT_USAGE)
 
 
-def _load_claims(path: Path | None) -> list[Claim]:
-    if path is None:
-        return []
-    # imported here, like the Rivumi modules below: Half-Pi's and Rivumi's code (and jsonschema, pydantic
-    # models) is loaded when a source or a flag needs it, not at every start
-    from sessaudit.formats.half_pi.claims import ClaimsFileError, load_claims
-
-    try:
-        return load_claims(path)
-    except ClaimsFileError as error:
-        _fail(f"--claims: {error}", EXIT_USAGE)
+def _usage_error(message: str) -> NoReturn:
+    _fail(message, EXIT_USAGE)
 
 
-def _load_current(path: Path | None) -> CurrentSource | None:
-    if path is None:
-        return None
-    try:
-        return load_current(path)
-    except CurrentFileError as error:
-        _fail(f"--current: {error}", EXIT_USAGE)
-
-
-@app.command()
+@app.command(cls=PluginCommand)
 def seed(
-    path: Annotated[str, typer.Argument(help="A session file, a Rivumi run directory, or a folder of them.")],
+    path: Annotated[
+        str, typer.Argument(help="A session log (a file, a run directory, a store), or a folder of them.")
+    ],
     run: Annotated[str | None, typer.Option("--run", help="The run whose seed to print.")] = None,
     sequence: Annotated[
         int | None, typer.Option("--sequence", min=0, help="Fork at fact/event sequence N instead.")
     ] = None,
-    native: Annotated[
-        bool,
-        typer.Option(
-            "--native",
-            help="Print the source system's own seed, byte for byte (Rivumi: its --fork-from-event).",
-        ),
-    ] = False,
-    current: CurrentOption = None,
     max_line_bytes: MaxLineBytesOption = DEFAULT_MAX_LINE_BYTES,
     max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
@@ -478,14 +439,18 @@ def seed(
     debug: DebugOption = False,
 ) -> None:
     """Print the seed of one open run (--run), or of every open run as a JSON array."""
-    if native and redact:
-        _fail("--native prints the source system's exact bytes, which cannot be redacted", EXIT_USAGE)
+    takeover = plugin_takeover()
+    if takeover is not None and redact:
+        _fail(f"{takeover.flag} prints the source system's exact bytes, which cannot be redacted", EXIT_USAGE)
     try:
-        if native:
-            code = _native_seed(path, run, sequence)
+        if takeover is not None and takeover.takeover is not None:
+            try:
+                code = takeover.takeover(path, run, sequence)
+            except OptionError as error:
+                _fail(f"{takeover.flag}: {error}", EXIT_USAGE)
             raise typer.Exit(code)
         options = VerifyOptions(
-            current=_load_current(current),
+            extras=plugin_extras(_usage_error),
             fork_run=run,
             fork_sequence=sequence,
             limits=limits_of(max_line_bytes, max_file_bytes, max_files, max_findings),
@@ -535,43 +500,13 @@ def seed(
     raise typer.Exit(code)
 
 
-def _native_seed(path: str, run: str | None, sequence: int | None) -> int:
-    """`seed --native`: Rivumi's own fork seed on stdout, or its refusal on stderr with its exit status.
-
-    Rivumi prints to a UTF-8 stdout whose error handler comes from the locale, like ours (strict, or
-    surrogateescape in a C/POSIX/C.UTF-8 locale), so ours decides whether a lone surrogate is printable.
-    Where Rivumi would crash (a traceback, exit 1), one line names the crash and the exit status is 1."""
-    from sessaudit.formats.rivumi.forkseed import directory_fork_seed
-    from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
-
-    try:
-        chosen = choose_rivumi_run(path, run)
-    except NativeSeedUnavailable as error:
-        _fail(f"--native: {error}", EXIT_USAGE)
-    answer = directory_fork_seed(
-        chosen.real_path,
-        events_path=os.path.join(chosen.path, "events.jsonl"),
-        sequence=sequence,
-        stdout_errors=getattr(sys.stdout, "errors", None) or "strict",
-    )
-    if answer.text is not None:  # exact bytes, except on a terminal: there unsafe characters as \uXXXX
-        sys.stdout.write(json_safe(answer.text) if sys.stdout.isatty() else answer.text)
-    elif answer.crash is not None:
-        typer.echo(f"sessaudit: --native: {safe(answer.message)} (a traceback from Rivumi, exit 1)", err=True)
-    elif not answer.stderr:  # no answer is known: sessaudit could not read the log
-        typer.echo(f"sessaudit: --native: {safe(answer.message)}", err=True)
-    else:  # Rivumi's own refusal, with anything from the log in it escaped
-        sys.stderr.write("\n".join(safe(line) for line in answer.stderr.split("\n")))
-    return answer.exit_status
-
-
 @app.command()
 def rules(
     code: Annotated[str | None, typer.Argument(help="A rule code (SA205) or name (seq-mismatch).")] = None,
 ) -> None:
     """List the rule catalogue, or explain one rule."""
     if code is None:
-        for entry in RULES:
+        for entry in catalogue().rules:
             verdict = entry.verdict.value if entry.verdict else "-"
             typer.echo(
                 f"{entry.code}  {entry.name:<36} {entry.severity.value:<8} {verdict:<15} {entry.summary}"
@@ -595,6 +530,21 @@ def rules(
         typer.echo(f"How to fix: {entry.fix}")
     typer.echo("")
     typer.echo(f"Example and more: docs/rules.md#{entry.code.lower()} in the sessaudit sources")
+
+
+@app.command()
+def formats() -> None:
+    """List the installed formats: name, versions, rule codes, what each recognises; broken plugins last."""
+    installed = registry()
+    for plugin in installed.plugins:
+        versions = ", ".join(plugin.versions) or "-"
+        typer.echo(
+            f"{plugin.name:<12} versions {versions:<6} rules {code_range(plugin):<13} {plugin.recognises}"
+        )
+    for item in installed.broken:
+        typer.echo(f"{item.name:<12} BROKEN ({item.target}): {safe(item.reason)}")
+    if installed.broken:
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 # the DuckDB warehouse (CONTRACT §7): its commands live in cli_warehouse.py

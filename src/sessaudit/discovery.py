@@ -1,42 +1,21 @@
-"""Inputs → sources: recognise each path leniently by content (CONTRACT §1), walk directories safely."""
+"""Inputs → sources: recognise each path leniently by content (CONTRACT §1), asking each installed format
+plugin in registry order, and walk directories safely."""
 
 from __future__ import annotations
 
-import errno
 import os
-import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 
 from sessaudit import evidence
 from sessaudit.evidence import NotRegularFile, read_prefix
 from sessaudit.limits import DEFAULT_MAX_FILES
 from sessaudit.model import SKIPPED_UNREAD, Skipped
+from sessaudit.registry import registry
 
-SNIFF_BYTES = 64 * 1024
-SQLITE_MAGIC = b"SQLite format 3\x00"
-# Half-Pi detection reads the schema text on the first pages without opening SQLite (which could write).
-SQLITE_SNIFF_BYTES = 1024 * 1024
-HALF_PI_COMPANIONS = ("-wal", "-shm", "-journal")
-WAL_SNIFF_BYTES = 4 * 1024 * 1024
-RIVUMI_RECORDS = ("events.jsonl", "session.json")
-RIVUMI_COMPANIONS = ("request.json", ".writer.lock", "workspace")
-
-_TINY_V2_HEADER = re.compile(rb'"kind"\s*:\s*"header"')
-_TINY_V1_HEADER = re.compile(rb'"type"\s*:\s*"session"')
-_SESSION_FILE_NAME = re.compile(
-    r"^.+_[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}\.jsonl$"
-)
-_CREATE_TABLE = r"create\s+table\s+(?:if\s+not\s+exists\s+)?[\"'`\[]?{name}[\"'`\]]?\s*\("
-
-
-class Format(StrEnum):
-    TINY_AGENT = "tiny-agent"
-    RIVUMI = "rivumi"
-    HALF_PI = "half-pi"
+SNIFF_BYTES = 64 * 1024  # what a plugin sees of a file to recognise it (FormatPlugin.sniff)
 
 
 class Problem(StrEnum):
@@ -55,7 +34,7 @@ class Candidate:
 
     path: str  # as reported: the argument, or the argument joined with the walked relative path
     real_path: str
-    format: Format | None
+    format: str | None  # the plugin's name
     named: bool
     problem: Problem | None = None
     detail: str | None = None
@@ -73,12 +52,9 @@ class Discovery:
 
     def add(self, candidate: Candidate) -> None:
         self.candidates.append(candidate)
-        if candidate.format is Format.HALF_PI and candidate.problem is None:
-            # CONTRACT §1: a Half-Pi store owns its -wal, -shm (and -journal) and its run/mind.lock
-            self.owned.update(candidate.real_path + suffix for suffix in HALF_PI_COMPANIONS)
-            folder = os.path.dirname(candidate.real_path)
-            if os.path.basename(folder) == "db":
-                self.owned.add(os.path.join(os.path.dirname(folder), "run", "mind.lock"))
+        plugin = registry().get(candidate.format) if candidate.problem is None else None
+        if plugin is not None:  # CONTRACT §1: e.g. a store owns its -wal, -shm and lock files
+            self.owned.update(plugin.owned(candidate.real_path))
 
 
 def discover(paths: list[str], *, max_files: int = DEFAULT_MAX_FILES) -> Discovery:
@@ -97,7 +73,7 @@ def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
     """A source met twice is verified once, where first met: the same file named twice, a Rivumi run named
     through its events.jsonl and its session.json, a store through itself and its -wal (pre-commit names
     every changed file), or a named file inside a named folder."""
-    seen: set[tuple[str, Format]] = set()
+    seen: set[tuple[str, str]] = set()
     kept = []
     for candidate in candidates:
         if candidate.problem is None and candidate.format is not None:
@@ -110,11 +86,12 @@ def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_FILES) -> None:
-    run = _run_of_named_record(given)
-    if run is not None:
-        # a named events.jsonl or session.json of a Rivumi run stands for the run directory, whatever the
-        # name is (a regular file, a symbolic link, a file that cannot be read): CONTRACT §1
-        result.candidates.append(Candidate(os.path.dirname(given) or ".", run, Format.RIVUMI, True))
+    owning = _directory_of_named_record(given)
+    if owning is not None:
+        # a named record of a directory source (a Rivumi run's events.jsonl) stands for the directory,
+        # whatever the name is (a regular file, a symbolic link, a file that cannot be read): CONTRACT §1
+        name, directory = owning
+        result.candidates.append(Candidate(os.path.dirname(given) or ".", directory, name, True))
         return
     try:
         info = os.stat(given)  # a path named by the user may be a symlink: follow it, once
@@ -128,8 +105,9 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
         return
     real_path = os.path.realpath(given)
     if stat.S_ISDIR(info.st_mode):
-        if rivumi_run_directory(real_path):
-            result.candidates.append(Candidate(given, real_path, Format.RIVUMI, True))
+        directory_format = directory_source(real_path)
+        if directory_format is not None:
+            result.candidates.append(Candidate(given, real_path, directory_format, True))
             return
         found = len(result.candidates)
         _walk(given, real_path, result, max_files)
@@ -144,26 +122,28 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
         )
         return
     parent = os.path.dirname(real_path)
-    if os.path.basename(real_path) in ("events.jsonl", "session.json") and rivumi_run_directory(parent):
-        # a link elsewhere to a Rivumi run's record stands for the run directory (CONTRACT §1)
-        result.candidates.append(Candidate(parent, parent, Format.RIVUMI, True))
+    linked = _record_format(os.path.basename(real_path), parent)
+    if linked is not None:
+        # a link elsewhere to a directory source's record stands for the directory (CONTRACT §1)
+        result.candidates.append(Candidate(parent, parent, linked, True))
         return
     try:
-        store = _half_pi_owner(real_path)
+        owner = _owner(real_path)
     except OSError as error:
         result.candidates.append(Candidate(given, real_path, None, True, Problem.UNREADABLE, error.strerror))
         return
-    if store is not None:
-        # a named -wal/-shm/-journal stands for its Half-Pi store (CONTRACT §1: the store owns it)
-        result.add(Candidate(given[: len(given) - len(real_path) + len(store)], store, Format.HALF_PI, True))
+    if owner is not None:
+        # a named companion (a -wal) stands for the source that owns it (CONTRACT §1)
+        name, store = owner
+        result.add(Candidate(given[: len(given) - len(real_path) + len(store)], store, name, True))
         return
     try:
         detected = sniff_file(real_path)
     except OSError as error:
         result.candidates.append(Candidate(given, real_path, None, True, Problem.UNREADABLE, error.strerror))
         return
-    if detected is None and given.endswith(".jsonl"):
-        detected = Format.TINY_AGENT  # the strictest reader: a broken header is corruption, not a skip
+    if detected is None:  # a format may take a named file by its name: its damage is reported, not skipped
+        detected = next((plugin.name for plugin in registry().plugins if plugin.takes_named(given)), None)
     if detected is None:
         result.candidates.append(
             Candidate(
@@ -174,30 +154,36 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
     result.add(Candidate(given, real_path, detected, True))
 
 
-def _run_of_named_record(given: str) -> str | None:
-    """The Rivumi run directory a named `events.jsonl` or `session.json` lies in (by the name as given, so a
-    symbolic link in the run stands for the run too), or None."""
-    if os.path.basename(given) not in RIVUMI_RECORDS:
+def _directory_of_named_record(given: str) -> tuple[str, str] | None:
+    """(format, directory) when `given` names a record of a directory source (by the name as given, so a
+    symbolic link in the directory stands for it too), or None."""
+    name = os.path.basename(given)
+    if not any(name in plugin.directory_records for plugin in registry().plugins):
         return None
     parent = os.path.realpath(os.path.dirname(given) or ".")
-    return parent if os.path.isdir(parent) and rivumi_run_directory(parent) else None
+    found = _record_format(name, parent) if os.path.isdir(parent) else None
+    return (found, parent) if found is not None else None
 
 
-def _half_pi_owner(real_path: str) -> str | None:
-    """The Half-Pi store a companion file belongs to, or None; OSError when the store beside it exists but
-    cannot be read (so the companion is not called "not a session log" for a permission problem)."""
-    for suffix in HALF_PI_COMPANIONS:
-        if real_path.endswith(suffix):
-            store = real_path[: -len(suffix)]
-            if not os.path.isfile(store):
-                return None
-            try:
-                return store if sniff_file(store) is Format.HALF_PI else None
-            except NotRegularFile:
-                return None
-            except OSError as error:
-                shown = os.path.basename(store)
-                raise OSError(error.errno, f"its store {shown} could not be read: {error.strerror}") from None
+def _record_format(name: str, directory: str) -> str | None:
+    """The format of the directory source `directory` when `name` is one of its records, or None."""
+    for plugin in registry().plugins:
+        if name in plugin.directory_records and plugin.is_directory_source(directory):
+            return plugin.name
+    return None
+
+
+def directory_source(real_path: str) -> str | None:
+    """The format whose directory source this directory is (never walked into), or None."""
+    return next((plugin.name for plugin in registry().plugins if plugin.is_directory_source(real_path)), None)
+
+
+def _owner(real_path: str) -> tuple[str, str] | None:
+    """(format, source) when the file is a companion a source owns; OSError when that cannot be told."""
+    for plugin in registry().plugins:
+        owner = plugin.owner(real_path)
+        if owner is not None:
+            return plugin.name, owner
     return None
 
 
@@ -243,8 +229,9 @@ def _walk(given: str, root: str, result: Discovery, max_files: int = DEFAULT_MAX
         elif entry.is_dir(follow_symlinks=False):
             if entry.name == ".git":
                 continue
-            if rivumi_run_directory(entry.path):
-                result.candidates.append(Candidate(shown_child, entry.path, Format.RIVUMI, False))
+            directory_format = directory_source(entry.path)
+            if directory_format is not None:
+                result.candidates.append(Candidate(shown_child, entry.path, directory_format, False))
             else:
                 problem = _enter(shown_child, entry.path, stack, budget)
                 if problem is not None:
@@ -297,21 +284,12 @@ def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
     except OSError as error:
         _unread(result, shown, f"{SKIPPED_UNREAD}: {error.strerror or error}")
         return
-    if detected is None and _is_tiny_agent_session_name(real):
-        detected = Format.TINY_AGENT  # empty or headerless session files are damaged sessions, not skips
+    if detected is None:  # a format may take a walked file by where it lies (an empty session file)
+        detected = next((plugin.name for plugin in registry().plugins if plugin.takes_walked(real)), None)
     if detected is None:
         result.skipped.append(Skipped(path=shown, reason="not a session log of a known format"))
     else:
         result.add(Candidate(shown, real, detected, False))
-
-
-def _is_tiny_agent_session_name(real_path: str) -> bool:
-    path = Path(real_path)
-    return (
-        _SESSION_FILE_NAME.match(path.name) is not None
-        and path.parent.name == "sessions"
-        and path.parent.parent.name == ".tiny-agent"
-    )
 
 
 def _kind(info: os.stat_result) -> str:
@@ -325,61 +303,9 @@ def _kind(info: os.stat_result) -> str:
     return "a special file"
 
 
-def sniff_file(real_path: str) -> Format | None:
-    """The format a regular file's content announces, or None; OSError (NotRegularFile for a FIFO or
-    device) when it cannot be read, or when it is an SQLite file whose `-wal` cannot be read and whose
-    own pages do not decide."""
+def sniff_file(real_path: str) -> str | None:
+    """The format a regular file's content announces (the first plugin whose `sniff` says so), or None;
+    OSError (NotRegularFile for a FIFO or device) when it cannot be read, or when a plugin cannot tell
+    (a companion it needs cannot be read)."""
     head = read_prefix(real_path, SNIFF_BYTES)
-    if head.startswith(SQLITE_MAGIC):
-        return Format.HALF_PI if _looks_like_half_pi(real_path) else None
-    first_line = head.split(b"\n", 1)[0]
-    if _TINY_V2_HEADER.search(first_line) or _TINY_V1_HEADER.search(first_line):
-        return Format.TINY_AGENT
-    return None
-
-
-def _looks_like_half_pi(real_path: str) -> bool:
-    """The schema text names `sessions` and `messages`, in the database's first pages or, for a store whose
-    schema was never checkpointed, in its `-wal` (read as bytes; SQLite is never opened here)."""
-    text = read_prefix(real_path, SQLITE_SNIFF_BYTES).decode("latin-1").lower()
-    try:
-        text += read_prefix(real_path + "-wal", WAL_SNIFF_BYTES).decode("latin-1").lower()
-    except (FileNotFoundError, NotRegularFile):  # no -wal (or not a file): the database alone decides
-        pass
-    except OSError as error:
-        if error.errno != errno.ELOOP and not _has_half_pi_schema(text):
-            # the schema may be in the -wal: whether this is a session log is unknown, not "no"
-            raise OSError(error.errno, f"its -wal could not be read: {error.strerror}") from None
-    return _has_half_pi_schema(text)
-
-
-def _has_half_pi_schema(text: str) -> bool:
-    return all(re.search(_CREATE_TABLE.format(name=name), text) for name in ("sessions", "messages"))
-
-
-def rivumi_run_directory(real_path: str) -> bool:
-    """A directory with `session.json` holding `schema_version`, or an `events.jsonl` of events (CONTRACT §1);
-    also, leniently, one whose `session.json` or `events.jsonl` is damaged beyond that test (zero-filled by a
-    power loss, unreadable, a symbolic link) but which holds both of them, or one of them and a run's
-    companions (`request.json`, `.writer.lock` or `workspace/`): a damaged run is verified and its damage
-    reported, never walked into and skipped."""
-    manifest = os.path.join(real_path, "session.json")
-    events = os.path.join(real_path, "events.jsonl")
-    if b'"schema_version"' in _prefix_or_empty(manifest):
-        return True
-    first_line = _prefix_or_empty(events).split(b"\n", 1)[0]
-    if all(key in first_line for key in (b'"event_type"', b'"run_id"', b'"sequence"')):
-        return True
-    records = sum(os.path.lexists(os.path.join(real_path, name)) for name in RIVUMI_RECORDS)
-    return records == len(RIVUMI_RECORDS) or (
-        records > 0 and any(os.path.lexists(os.path.join(real_path, name)) for name in RIVUMI_COMPANIONS)
-    )
-
-
-def _prefix_or_empty(real_path: str) -> bytes:
-    """The first bytes of a regular file, or b"" when it is absent, not a regular file or unreadable (the
-    Rivumi verifier reports each of those on its own)."""
-    try:
-        return read_prefix(real_path, SNIFF_BYTES)
-    except OSError:
-        return b""
+    return next((plugin.name for plugin in registry().plugins if plugin.sniff(head, real_path)), None)

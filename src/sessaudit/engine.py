@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import BinaryIO
+from typing import Any
 
 from sessaudit import __version__
-from sessaudit.discovery import Candidate, Discovery, Format, Problem, discover
+from sessaudit.discovery import Candidate, Discovery, Problem, discover
 from sessaudit.evidence import Recheck, open_evidence, recheck
 from sessaudit.formats.interface import (
     DEFAULT_OPTIONS,
@@ -19,45 +19,14 @@ from sessaudit.formats.interface import (
     VerifyOptions,
     source_sha256,
 )
-from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
 from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
 from sessaudit.model import FileEvidence, Finding, Report, Settings, Source, Summary, Tool
 from sessaudit.parallel import ordered_map
 from sessaudit.progress import Tracker, estimated_bytes
+from sessaudit.registry import Registry, registry
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 from sessaudit.withheld import first_corrupting, withhold_corrupt
-
-# (path, real path, stream, size, options, tap): a tap sees each checked line (formats.interface.LineTap)
-FileVerifier = Callable[[str, str, BinaryIO, int, VerifyOptions, LineTap | None], SourceOutcome]
-PathVerifier = Callable[[str, str, VerifyOptions], SourceOutcome]
-
-# Formats verified from one regular file; the explicit registry of CONTRACT §1's formats.
-FILE_VERIFIERS: dict[Format, FileVerifier] = {
-    Format.TINY_AGENT: verify_tiny_agent_file,
-}
-
-
-def verify_rivumi(path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
-    """formats.rivumi.verifier's, imported when a Rivumi source is first verified (not at every start)."""
-    from sessaudit.formats.rivumi.verifier import verify_rivumi as verify
-
-    return verify(path, real_path, options)
-
-
-def verify_half_pi(path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
-    """formats.half_pi.verifier's, imported when a Half-Pi source is first verified (not at every start)."""
-    from sessaudit.formats.half_pi.verifier import verify_half_pi as verify
-
-    return verify(path, real_path, options)
-
-
-# Formats verified from several files the verifier reads itself (read-only, no locks): a Rivumi run
-# directory; a Half-Pi store with its -wal and -shm, copied before SQLite opens it.
-PATH_VERIFIERS: dict[Format, PathVerifier] = {
-    Format.RIVUMI: verify_rivumi,
-    Format.HALF_PI: verify_half_pi,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +48,13 @@ def audit(
     tracker: Tracker | None = None,
 ) -> AuditResult:
     """Verify every source found under `paths`; in `jobs` processes, results in input order."""
+    installed = registry()
+    check_extras(options, installed)
     discovery = discover(paths, max_files=options.limits.max_files)
     sources: list[Source] = []
     findings: list[Finding] = []
-    incomplete: list[str] = []
-    answered: set[int] = set()
+    incomplete: list[str] = broken_plugins(installed)
+    carried: dict[str, list[Mapping[str, Any]]] = {}
     corrupt: dict[str, Finding] = {}
     candidates = discovery.candidates
     verified = ordered_map(
@@ -93,10 +64,11 @@ def audit(
         sizes=[estimated_bytes(item.real_path) for item in candidates],
         tracker=tracker,
     )
-    for candidate, (source, source_findings, source_answered) in zip(candidates, verified, strict=True):
+    for candidate, (source, source_findings, carry) in zip(candidates, verified, strict=True):
         sources.append(source)
         findings.extend(source_findings)
-        answered.update(source_answered)
+        if source.format is not None:
+            carried.setdefault(source.format, []).append(carry)
         first = first_corrupting(source_findings) if source.verdict is Verdict.CORRUPT else None
         if first is not None:
             corrupt[source.path] = first
@@ -104,7 +76,8 @@ def audit(
     walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=options.allow_empty)
     findings.extend(walked_findings)
     incomplete.extend(walked_incomplete)
-    findings.extend(_unanswered_claims(options, answered))
+    for plugin in installed.plugins:  # after the last source: what each format says of the audit as a whole
+        findings.extend(plugin.conclude(options, carried.get(plugin.name, [])))
     findings.sort(key=Finding.sort_key)
     report = Report(
         tool=Tool(version=version),
@@ -153,55 +126,55 @@ def discovery_outcome(discovery: Discovery, *, allow_empty: bool = False) -> tup
     return findings, incomplete
 
 
-def _unanswered_claims(options: VerifyOptions, answered: set[int]) -> list[Finding]:
-    """SA695 for every `--claims` entry whose approval no verified store holds."""
+def check_extras(options: VerifyOptions, installed: Registry) -> None:
+    """Refuse VerifyOptions extras no installed format declares: a misspelt option is never ignored."""
+    known = {name for plugin in installed.plugins for name in plugin.extras}
+    unknown = sorted(set(options.extras) - known)
+    if unknown:
+        raise TypeError(f"VerifyOptions: no installed format takes {', '.join(unknown)}")
+
+
+def broken_plugins(installed: Registry) -> list[str]:
+    """Why the audit is incomplete because of the plugins: each one that is installed but set aside
+    (the files of its format can no longer be recognised, so their absence proves nothing)."""
     return [
-        finding(
-            "SA695",
-            f"claim {claim.pointer}: approval {claim.approval_id} ({claim.tool}) is in no Half-Pi store "
-            "of this audit",
-            path=options.claims_path,
-            pointer=claim.pointer,
-            evidence={"approval_id": claim.approval_id},
-        )
-        for index, claim in enumerate(options.claims)
-        if index not in answered
+        f"format plugin {item.name} ({item.target}) {item.reason}; files of its format were not recognised"
+        for item in installed.broken
     ]
 
 
 def verify_candidate(
     candidate: Candidate, options: VerifyOptions = DEFAULT_OPTIONS, tap: LineTap | None = None
-) -> tuple[Source, list[Finding], list[int]]:
-    """One source: its model entry, its findings, and the `--claims` indices it answered. A `tap` sees
-    the checked lines of a file verifier's source as they are read (sessaudit.formats.interface.LineTap):
-    today a tiny-agent v2 session's; the verifiers that read a directory have no lines to show."""
+) -> tuple[Source, list[Finding], dict[str, Any]]:
+    """One source: its model entry, its findings, and what it carries to its plugin's `conclude`. A `tap`
+    sees the checked lines of a file-reading plugin's source as they are read (LineTap); the plugins that
+    read a directory or a store have no lines to show."""
     if candidate.problem is not None:
-        return (*_unverifiable(candidate), [])
-    path_verifier = PATH_VERIFIERS.get(candidate.format) if candidate.format else None
-    if path_verifier is not None:
-        return _checked(candidate, path_verifier(candidate.path, candidate.real_path, options))
-    verifier = FILE_VERIFIERS.get(candidate.format) if candidate.format else None
-    if verifier is None:
+        return (*_unverifiable(candidate), {})
+    plugin = registry().get(candidate.format)
+    if plugin is None:
         message = f"{candidate.format} sources are recognised but not verified by sessaudit {__version__}"
         problem = finding("SA003", message, path=candidate.path)
-        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], []
+        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], {}
+    if plugin.reads == "path":
+        return _checked(candidate, plugin.verify_path(candidate.path, candidate.real_path, options))
     try:
         stream, size = open_evidence(candidate.real_path)
     except OSError as error:
         problem = finding(
             "SA001", f"cannot open {candidate.path}: {error.strerror or error}", path=candidate.path
         )
-        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], []
+        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], {}
     with stream:
-        outcome = verifier(candidate.path, candidate.real_path, stream, size, options, tap)
+        outcome = plugin.verify_file(candidate.path, candidate.real_path, stream, size, options, tap)
     return _checked(candidate, outcome)
 
 
-def _checked(candidate: Candidate, outcome: SourceOutcome) -> tuple[Source, list[Finding], list[int]]:
+def _checked(candidate: Candidate, outcome: SourceOutcome) -> tuple[Source, list[Finding], dict[str, Any]]:
     """The outcome with its files re-hashed (SA004/SA005) and turned into the report's source."""
     all_findings = outcome.findings + _recheck_files(outcome.files)
     all_findings.sort(key=Finding.sort_key)
-    return _source(candidate, outcome, all_findings), all_findings, outcome.answered_claims
+    return _source(candidate, outcome, all_findings), all_findings, outcome.carry
 
 
 def _unverifiable(candidate: Candidate) -> tuple[Source, list[Finding]]:

@@ -1,4 +1,5 @@
-"""What a catalogue rule is; the catalogue itself is `sessaudit.rules` (one table per format family)."""
+"""What a catalogue rule is; the catalogue itself is `sessaudit.rules` (the core's tables and each format
+plugin's)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _rule(
     summary: str,
     doc: str,
     native_code: str | None = None,
-    formats: tuple[str, ...] = ("tiny-agent",),
+    formats: tuple[str, ...] = (),
     fix: str = "",
     example: str = "",
 ) -> Rule:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import Any, BinaryIO, Final, Protocol
 
 from sessaudit.framing import Line
 from sessaudit.limits import DEFAULT_LIMITS, Limits
 from sessaudit.model import Finding, Session
-
-if TYPE_CHECKING:  # annotations only: both import jsonschema, which a plain verify never needs
-    from sessaudit.current import CurrentSource
-    from sessaudit.formats.half_pi.claims import Claim
+from sessaudit.rulebase import Rule
 
 
 @dataclass(slots=True)
@@ -38,21 +36,46 @@ class SourceOutcome:
     sessions: list[Session] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     native: dict[str, Any] = field(default_factory=dict)
-    answered_claims: list[int] = field(default_factory=list)  # `--claims` indices this source answered
+    # what this source tells its own plugin's `conclude` after the last source (the plugin's data, e.g. the
+    # indices of the option entries it answered)
+    carry: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class VerifyOptions:
-    """What a verifier may be told beyond the bytes: the current configuration and a chosen fork point."""
+    """What a verifier may be told beyond the bytes: a chosen fork point, the limits, and the values of the
+    options format plugins declare (`FormatPlugin.options`), by name, in `extras`.
 
-    current: CurrentSource | None = None
-    fork_run: str | None = None  # `sessaudit seed --run`: the run whose seed `fork_sequence` moves
-    fork_sequence: int | None = None  # `sessaudit seed --sequence N`
-    claims: tuple[Claim, ...] = ()  # `--claims FILE`, parsed
-    claims_path: str | None = None
-    limits: Limits = DEFAULT_LIMITS  # `--max-line-bytes` and the other resource limits (sessaudit.limits)
-    allow_empty: bool = False  # `--allow-empty`: a named directory without a session log does not make the
+    `VerifyOptions(current=..., claims=...)`: a keyword that is not one of the fields below is such a
+    plugin option; `audit()` refuses one no installed plugin declares (a typo never goes unnoticed)."""
+
+    fork_run: str | None  # `sessaudit seed --run`: the run whose seed `fork_sequence` moves
+    fork_sequence: int | None  # `sessaudit seed --sequence N`
+    limits: Limits  # `--max-line-bytes` and the other resource limits (sessaudit.limits)
+    allow_empty: bool  # `--allow-empty`: a named directory without a session log does not make the
     # audit incomplete (its SA006 note is still reported)
+    extras: Mapping[str, Any]
+
+    def __init__(
+        self,
+        *,
+        fork_run: str | None = None,
+        fork_sequence: int | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        allow_empty: bool = False,
+        extras: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> None:
+        object.__setattr__(self, "fork_run", fork_run)
+        object.__setattr__(self, "fork_sequence", fork_sequence)
+        object.__setattr__(self, "limits", limits)
+        object.__setattr__(self, "allow_empty", allow_empty)
+        object.__setattr__(self, "extras", {**(extras or {}), **options})
+
+    def extra(self, name: str, default: Any = None) -> Any:
+        """A plugin option's value (`default` when it was not given)."""
+        value = self.extras.get(name)
+        return default if value is None else value
 
 
 DEFAULT_OPTIONS = VerifyOptions()
@@ -81,3 +104,115 @@ def source_sha256(files: list[FileRead]) -> str | None:
     root = os.path.dirname(files[0].path)
     lines = sorted(f"{item.sha256}  {os.path.relpath(item.path, root or '.')}\n" for item in files)
     return hashlib.sha256("".join(lines).encode()).hexdigest()
+
+
+class OptionError(Exception):
+    """A plugin option's value is unusable (a file that cannot be read, not valid): a usage error, exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class PluginOption:
+    """A command-line option a format declares, e.g. `--claims FILE` on `verify`.
+
+    `parse(value)` turns the option's value (a path, or True for a flag) into VerifyOptions extras (a
+    mapping merged into them), or raises OptionError. A `takeover` flag instead hands the whole command
+    to `takeover(path, run, sequence)`, which prints the source system's own answer and returns the exit
+    status (Rivumi's `seed --native`); such an answer is exact bytes, so `--redact` refuses it."""
+
+    flag: str  # "--claims"
+    help: str
+    commands: tuple[str, ...]  # the sessaudit commands that take it: "verify", "seed"
+    is_flag: bool = False
+    metavar: str = "FILE"
+    parse: Callable[[Any], Mapping[str, Any]] | None = None
+    takeover: Callable[[str, str | None, int | None], int] | None = None
+
+    @property
+    def dest(self) -> str:
+        return "plugin_" + self.flag.lstrip("-").replace("-", "_")
+
+
+class FormatPlugin:
+    """One input format as the core sees it: a plugin object registered under the `sessaudit.formats`
+    entry points (docs/architecture.md). Subclass it, set the class attributes, override what applies:
+    every hook has a do-nothing default. Its hooks must import the format's heavy modules lazily (inside
+    the hook), so that a format's code is loaded only when a source of it is met."""
+
+    name: str = ""  # as in reports: "tiny-agent"
+    title: str = ""  # as in prose: "tiny-agent", "Rivumi"
+    versions: tuple[str, ...] = ()  # the format versions it verifies
+    recognises: str = ""  # one line for `sessaudit formats`: what it takes for a source of its own
+    # catalogue rules the core owns that this format's sources can give (SA301 run-left-open, ...)
+    shared_rules: tuple[str, ...] = ()
+    reads: str = "file"  # "file": verify_file gets the open file; "path": verify_path reads itself
+    # file names inside one of its directory sources that, named on the command line, stand for it
+    directory_records: tuple[str, ...] = ()
+    options: tuple[PluginOption, ...] = ()
+    extras: tuple[str, ...] = ()  # the VerifyOptions extras its verifier reads (its options' values)
+
+    # --- the rule catalogue ----------------------------------------------------------------------
+    def rule_tables(self) -> Sequence[Sequence[Rule]]:
+        """The format's rules, as blocks shown together; the catalogue orders all blocks by first code."""
+        return ()
+
+    # --- recognising sources (CONTRACT §1: by content, leniently) ------------------------------------
+    def is_directory_source(self, real_path: str) -> bool:
+        """A directory that is one source of this format (never walked into)."""
+        return False
+
+    def sniff(self, head: bytes, real_path: str) -> bool:
+        """A regular file whose first bytes (`head`, up to 64 KiB) announce this format. May raise
+        OSError when whether it is one cannot be told (a companion that cannot be read)."""
+        return False
+
+    def owner(self, real_path: str) -> str | None:
+        """The source file a companion file (a -wal) belongs to, or None; OSError when it cannot be told."""
+        return None
+
+    def owned(self, real_path: str) -> Iterable[str]:
+        """The real paths a found source owns (companions): neither sources nor skipped files."""
+        return ()
+
+    def takes_named(self, given: str) -> bool:
+        """A named file no format recognised by content that is still taken as this format's (and so
+        verified, its damage reported, rather than skipped)."""
+        return False
+
+    def takes_walked(self, real_path: str) -> bool:
+        """The same for a file met in a walk (by where it lies and its name)."""
+        return False
+
+    # --- verifying -----------------------------------------------------------------------------------
+    def verify_file(
+        self,
+        path: str,
+        real_path: str,
+        stream: BinaryIO,
+        size: int,
+        options: VerifyOptions,
+        tap: LineTap | None,
+    ) -> SourceOutcome:
+        raise NotImplementedError(f"{self.name} reads {self.reads}s")
+
+    def verify_path(self, path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
+        raise NotImplementedError(f"{self.name} reads {self.reads}s")
+
+    def conclude(self, options: VerifyOptions, carried: Sequence[Mapping[str, Any]]) -> list[Finding]:
+        """Findings about the audit as a whole, after its last source: `carried` holds each of this
+        format's sources' `SourceOutcome.carry`, in input order (none when it met no source)."""
+        return []
+
+    # --- the warehouse -------------------------------------------------------------------------------
+    def warehouse(self) -> Any:
+        """The format's row extraction for `sessaudit load` (a sessaudit.warehouse.parts.WarehousePart),
+        or None when its sources give no rows."""
+        return None
+
+    # --- words for people ----------------------------------------------------------------------------
+    def describe_plan(self, plan: dict[str, Any]) -> str | None:
+        """A native recovery plan (runs[].recovery.native_plan) in words, or None (not shown)."""
+        return None
+
+    def describe_native(self, native: dict[str, Any]) -> list[str]:
+        """What the source system itself says of a source (its `native` answers), in lines."""
+        return []

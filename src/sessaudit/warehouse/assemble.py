@@ -19,6 +19,7 @@ from sessaudit.warehouse.drafts import (
     Span,
     call_row,
 )
+from sessaudit.warehouse.extract import warehouse_part
 from sessaudit.warehouse.rows import (
     Batch,
     FindingRow,
@@ -72,8 +73,9 @@ def source_batch(
             stamp.loaded_at,
         )
     )
-    # loaded facts per session, counted as the report counts `facts` (Half-Pi: its message rows)
-    counted = extraction.messages if source.format == "half-pi" else extraction.counted
+    # loaded facts per session, counted as the report counts `facts` (for some formats: message rows)
+    part = warehouse_part(source.format)
+    counted = extraction.messages if part is not None and part.counts_messages else extraction.counted
     for session in source.sessions:
         first, last = bounds.get(session.session_id, (None, None))
         batch.sessions.append(_session_row(source, source_id, session, extraction, counted, first, last))

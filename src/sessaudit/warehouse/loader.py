@@ -29,7 +29,7 @@ from pathlib import Path
 import duckdb
 
 from sessaudit import __version__
-from sessaudit.discovery import Candidate, Discovery, Format, discover
+from sessaudit.discovery import Candidate, Discovery, discover
 from sessaudit.engine import discovery_outcome, source_incomplete, summarise, verify_candidate
 from sessaudit.formats.interface import DEFAULT_OPTIONS, VerifyOptions
 from sessaudit.model import Finding, Report, Settings, Source, Tool
@@ -38,7 +38,7 @@ from sessaudit.progress import estimated_bytes
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
 from sessaudit.warehouse.dbfile import damaged_message, foreign_reason, open_failure
 from sessaudit.warehouse.drafts import Extraction
-from sessaudit.warehouse.extract import EvidenceChanged, SinglePass, WholeFile, extract
+from sessaudit.warehouse.extract import EvidenceChanged, extract, warehouse_part
 from sessaudit.warehouse.parquet import check_directory, export_parquet
 from sessaudit.warehouse.rows import Batch
 from sessaudit.warehouse.schema import create_schema
@@ -122,7 +122,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
             for item in _verified(candidates, loaded, sizes, stamp, options, one_pass):
                 if not isinstance(item, Candidate):
                     outcome = item
-                elif options.jobs > 1 and estimated_bytes(item.real_path) >= BESIDE_BYTES:
+                elif options.jobs > 1 and _beside(item) and estimated_bytes(item.real_path) >= BESIDE_BYTES:
                     outcome = _verify_beside_extraction(item, loaded, writer, stamp, options)
                 else:
                     outcome = _verify_in_one_pass(item, loaded, writer, stamp, options)
@@ -239,17 +239,20 @@ def verify_and_extract(
     the verified history exactly. One loaded at its current size is most likely unchanged: it is verified
     first, and read again only if its sha256 differs. Without `single_pass`, every source is read twice."""
     real_path = os.path.realpath(candidate.real_path)
-    fresh = (
-        candidate.format is Format.TINY_AGENT
-        and candidate.problem is None
-        and (real_path not in loaded or _resized(real_path, (sizes or {}).get(real_path)))
+    part = warehouse_part(candidate.format) if candidate.problem is None else None
+    one_pass_of = part.one_pass if part is not None else None
+    fresh = one_pass_of is not None and (
+        real_path not in loaded or _resized(real_path, (sizes or {}).get(real_path))
     )
     if one_pass and fresh:
         return candidate
     # a fresh tiny-agent source small enough to be extracted here is extracted as it is verified
     tap = (
-        SinglePass(candidate.path, source_id_of(real_path), Extraction())
-        if single_pass and fresh and estimated_bytes(candidate.real_path) <= extract_up_to
+        one_pass_of(candidate.path, source_id_of(real_path), Extraction())
+        if one_pass_of is not None
+        and single_pass
+        and fresh
+        and estimated_bytes(candidate.real_path) <= extract_up_to
         else None
     )
     source, findings, _ = verify_candidate(candidate, options, tap)
@@ -272,6 +275,12 @@ def verify_and_extract(
     return outcome
 
 
+def _beside(candidate: Candidate) -> bool:
+    """Whether the source's format can extract it in this process while a worker verifies it."""
+    part = warehouse_part(candidate.format)
+    return part is not None and part.beside is not None
+
+
 def _resized(real_path: str, loaded_bytes: int | None) -> bool:
     try:
         return os.path.getsize(real_path) != loaded_bytes
@@ -287,8 +296,10 @@ def _verify_in_one_pass(
     the rows are discarded and the source is extracted in a second pass (`_stream`)."""
     real_path = os.path.realpath(candidate.real_path)
     source_id = source_id_of(real_path)
+    part = warehouse_part(candidate.format)
+    assert part is not None and part.one_pass is not None  # only such a source is returned fresh
     into = _early_extraction(writer, source_id, replacing=real_path in loaded)
-    tap = SinglePass(candidate.path, source_id, into)
+    tap = part.one_pass(candidate.path, source_id, into)
     source, findings, _ = verify_candidate(candidate, options.verify, tap)
     outcome = _verified_outcome(source, findings, real_path, candidate.named, loaded)
     kept = tap.complete(source, findings)
@@ -308,7 +319,9 @@ def _verify_beside_extraction(
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
         verified = pool.submit(verify_candidate, candidate, options.verify)
         into = _early_extraction(writer, source_id, replacing=real_path in loaded)
-        whole = WholeFile()
+        part = warehouse_part(candidate.format)
+        assert part is not None and part.beside is not None  # only such a source goes beside
+        whole = part.beside()
         whole.extract(candidate.real_path, source_id, into, max_line_bytes)
         source, findings, _ = verified.result()
     outcome = _verified_outcome(source, findings, real_path, candidate.named, loaded)

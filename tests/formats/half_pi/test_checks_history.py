@@ -21,7 +21,7 @@ from sessaudit.formats.half_pi.generation import (
     Generation,
     detect_generation,
 )
-from sessaudit.formats.half_pi.rules_history import HISTORY_RULES
+from sessaudit.formats.half_pi.rules.history import HISTORY_RULES
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, open_snapshot
 from sessaudit.formats.half_pi.sqlchecks import Violation, run_checks
 from sessaudit.verdicts import Severity, Verdict

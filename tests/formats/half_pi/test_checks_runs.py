@@ -27,7 +27,7 @@ from sessaudit.formats.half_pi.checks_runs import (
 )
 from sessaudit.formats.half_pi.checks_runs_args import MIN_RAW_VALUE_CHARS, RawValue, find_raw_values
 from sessaudit.formats.half_pi.generation import BY_FEATURE, HEAD, Feature, Generation, detect_generation
-from sessaudit.formats.half_pi.rules_runs import RUNS_RULE_CODES, RUNS_RULES
+from sessaudit.formats.half_pi.rules.runs import RUNS_RULE_CODES, RUNS_RULES
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, open_snapshot
 from sessaudit.formats.half_pi.sqlchecks import Violation
 from sessaudit.verdicts import Severity, Verdict

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sessaudit.formats.rivumi.rules import RIVUMI_RULES
 from sessaudit.rules import RULES
-from sessaudit.rules_rivumi import RIVUMI_RULES
 
 RIVUMI_SOURCE = Path(__file__).resolve().parents[3] / "src" / "sessaudit" / "formats" / "rivumi"
 

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from sessaudit import evidence
-from sessaudit.discovery import Format, discover
+from sessaudit.discovery import discover
 from sessaudit.engine import audit
 from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
 from sessaudit.verdicts import Verdict
+from tests.formats.names import Format
 
 
 def linked_run(tmp_path: Path) -> Path:

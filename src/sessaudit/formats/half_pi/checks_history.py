@@ -30,7 +30,7 @@ from sessaudit.formats.half_pi.checks_history_ids import (
 )
 from sessaudit.formats.half_pi.checks_history_messages import message_violations, summary_violations
 from sessaudit.formats.half_pi.generation import SchemaGeneration
-from sessaudit.formats.half_pi.rules_history import HISTORY_RULES
+from sessaudit.formats.half_pi.rules.history import HISTORY_RULES
 from sessaudit.formats.half_pi.snapshot import ForeignKeyViolation
 from sessaudit.formats.half_pi.sqlchecks import SqlCheck, Violation, load_checks, run_checks
 

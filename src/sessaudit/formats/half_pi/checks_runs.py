@@ -22,7 +22,7 @@ from sessaudit.formats.half_pi.checks_runs_audit import (
     utf8_bytes,
 )
 from sessaudit.formats.half_pi.generation import SchemaGeneration
-from sessaudit.formats.half_pi.rules_runs import RUNS_RULE_CODES
+from sessaudit.formats.half_pi.rules.runs import RUNS_RULE_CODES
 from sessaudit.formats.half_pi.sqlchecks import SqlCheck, Violation, load_checks, run_checks
 from sessaudit.formats.half_pi.states import RUN_EDGES, RUN_NON_TERMINAL, RUN_TERMINAL
 

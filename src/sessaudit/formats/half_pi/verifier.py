@@ -160,10 +160,11 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
     stamp_times(recovered, rows)
     findings += [_finding(note, path) for note in recovered.notes]
     answered: list[int] = []
-    if options.claims:
-        claim_findings, answered = check_claims(connection, generation, rows, options.claims, path)
+    claims = options.extra("claims", ())
+    if claims:
+        claim_findings, answered = check_claims(connection, generation, rows, claims, path)
         findings += claim_findings
-        claimed_arguments(recovered, rows, options.claims)
+        claimed_arguments(recovered, rows, claims)
     corrupt = verdict_of(findings) is Verdict.CORRUPT
     for items in recovered.runs.values():
         findings += [_open_finding(item, path, corrupt) for item in items if item.run.recovery is not None]
@@ -180,7 +181,7 @@ def _verify_open(path: str, snapshot: Snapshot, options: VerifyOptions) -> Sourc
         sessions=sessions,
         findings=findings,
         native={"startup_recovery": recovered.startup_recovery},
-        answered_claims=answered,
+        carry={"answered": answered},
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from sessaudit.discovery import Candidate, Format, discover
+from sessaudit.discovery import Candidate, discover
 
 
 class NativeSeedUnavailable(Exception):
@@ -15,7 +15,7 @@ def choose_rivumi_run(path: str, run: str | None) -> Candidate:
     """The run directory under `path`: the only one, or the one `run` names (its directory name exactly,
     else the unique directory whose name starts with `run`)."""
     candidates = discover([path]).candidates
-    runs = [item for item in candidates if item.format is Format.RIVUMI and item.problem is None]
+    runs = [item for item in candidates if item.format == "rivumi" and item.problem is None]
     if not runs:
         others = sorted({str(item.format) for item in candidates if item.format is not None})
         detail = f" ({', '.join(others)} sources have no native seed format)" if others else ""

@@ -34,7 +34,8 @@ def complete_runs(
 
     A corrupt session (`withheld`: why) gets neither plan nor seed: tiny-agent refuses a history its reducer
     rejects, and continuing from a history that fails verification is not safe."""
-    current = options.current.for_session(session_id) if options.current is not None else None
+    configured = options.extra("current")
+    current = configured.for_session(session_id) if configured is not None else None
     completed: list[Run] = []
     findings: list[Finding] = []
     for run in runs:

@@ -23,7 +23,6 @@ from sessaudit.reporters.console.sections import (
 from sessaudit.reporters.console.text import safe
 from sessaudit.reporters.console.words import (
     describe_native,
-    describe_plan,
     describe_recovery,
     location,
     outcome_unknown,
@@ -32,7 +31,6 @@ from sessaudit.verdicts import Severity, Verdict
 
 __all__ = [
     "describe_native",
-    "describe_plan",
     "describe_recovery",
     "headline",
     "render_console",

@@ -101,7 +101,9 @@ def _run_lines(
     )
     page.line(f"in {places.show(source.path, page.width - 7)}", 4)
     repeated = 0
-    for line in describe_recovery(run, effects=effects) + describe_native(source, run):
+    for line in describe_recovery(run, effects=effects, source_format=source.format) + describe_native(
+        source, run
+    ):
         if "warning: " in line and line in said:
             repeated += 1
             continue

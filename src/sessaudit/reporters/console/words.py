@@ -1,10 +1,10 @@
-"""Plain words for what a report holds: a finding's place, an open run's recovery, a native plan."""
+"""Plain words for what a report holds: a finding's place, an open run's recovery (a native plan and answer
+in its format plugin's words)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from sessaudit.model import Finding, PendingEffect, Run, Source
+from sessaudit.registry import registry
 from sessaudit.reporters.console.text import readable_epochs, short_json, short_pointer
 
 
@@ -34,7 +34,7 @@ def describe_effect(effect: PendingEffect) -> str:
     return f"{tool} started, no result; declared safe to re-run"
 
 
-def describe_recovery(run: Run, *, effects: bool = True) -> list[str]:
+def describe_recovery(run: Run, *, effects: bool = True, source_format: str | None = None) -> list[str]:
     """Plain words for a run's recovery entry: which effects may or may not have happened, what comes
     next; `effects=False` leaves out the effects of unknown outcome (said before)."""
     recovery = run.recovery
@@ -51,7 +51,10 @@ def describe_recovery(run: Run, *, effects: bool = True) -> list[str]:
                 "it must not be re-run blindly)"
             )
     if recovery.native_plan is not None:
-        lines.append("next (tiny-agent's own recovery): " + describe_plan(recovery.native_plan))
+        plugin = registry().get(source_format)
+        words = plugin.describe_plan(recovery.native_plan) if plugin is not None else None
+        if plugin is not None and words is not None:
+            lines.append(f"next ({plugin.title}'s own recovery): {words}")
     for warning in recovery.warnings:
         lines.append(f"warning: {readable_epochs(warning)}")
     if recovery.assumes:
@@ -60,19 +63,10 @@ def describe_recovery(run: Run, *, effects: bool = True) -> list[str]:
 
 
 def describe_native(source: Source, run: Run) -> list[str]:
-    """What the source system itself would do with the open run (Rivumi: its resume answer), and the
-    seed's own warnings (those the recovery entry does not already say)."""
-    lines: list[str] = []
-    resume = source.native.get("resume") if source.format == "rivumi" else None
-    if isinstance(resume, dict):
-        if resume.get("ok"):
-            repaired = resume.get("repaired_to")
-            repair = f" after setting last_event_sequence back to {repaired}" if repaired is not None else ""
-            lines.append(f"Rivumi's own resume: accepts the run{repair}")
-        elif resume.get("crash"):
-            lines.append(f"Rivumi's own resume: crashes ({resume.get('message')})")
-        else:
-            lines.append(f"Rivumi's own resume: refuses ({resume.get('message')})")
+    """What the source system itself would do with the open run (its plugin's words for the source's native
+    answers), and the seed's own warnings (those the recovery entry does not already say)."""
+    plugin = registry().get(source.format)
+    lines = plugin.describe_native(source.native) if plugin is not None else []
     seed = run.recovery.seed if run.recovery is not None else None
     if seed is not None:
         shown = set(run.recovery.warnings) if run.recovery is not None else set()
@@ -80,28 +74,3 @@ def describe_native(source: Source, run: Run) -> list[str]:
             f"seed warning: {readable_epochs(warning)}" for warning in seed.warnings if warning not in shown
         )
     return lines
-
-
-def describe_plan(plan: dict[str, Any]) -> str:
-    """A native plan (tiny-agent's shape) in words."""
-    kind = plan.get("type")
-    if kind == "appendSynthetic":
-        parts = [
-            f"{item.get('reason')} result for {item.get('toolName')} ({item.get('toolCallId')})"
-            for item in plan.get("results", [])
-        ]
-        return "append " + ", ".join(parts)
-    if kind == "startStep":
-        return f"start model step (attempt {plan.get('attempt')}, {plan.get('stepKind')})"
-    if kind == "startTool":
-        verb = "re-run" if plan.get("mode") == "replay" else "start"
-        return f"{verb} tool {plan.get('toolName')} with {short_json(plan.get('arguments'))}"
-    if kind == "closeAttempt":
-        return "close the open model attempt as aborted"
-    if kind == "finish":
-        detail = f"/{plan['completion']}" if "completion" in plan else ""
-        error = f" ({plan['error'].get('code')})" if isinstance(plan.get("error"), dict) else ""
-        return f"finish the run as {plan.get('outcome')}{detail}{error}"
-    if kind == "blocked":
-        return f"blocked: {plan.get('reason')} (nothing can be appended until the configuration is restored)"
-    return str(kind)

@@ -3,9 +3,9 @@ invariants of its §10 (each rule's doc names its level: H and P are errors, S w
 
 from __future__ import annotations
 
-from sessaudit.formats.half_pi.rules_history import HISTORY_RULES
-from sessaudit.formats.half_pi.rules_runs import RUNS_RULES
-from sessaudit.formats.half_pi.rules_store import STORE_RULES
+from sessaudit.formats.half_pi.rules.history import HISTORY_RULES
+from sessaudit.formats.half_pi.rules.runs import RUNS_RULES
+from sessaudit.formats.half_pi.rules.store import STORE_RULES
 from sessaudit.rulebase import Rule
 
 HALF_PI_RULES: tuple[Rule, ...] = tuple(

@@ -1,0 +1,180 @@
+"""The installed formats: plugin objects found through the `sessaudit.formats` entry points (the built-in
+formats are registered exactly so, in pyproject.toml), plus any registered by `register()`.
+
+A plugin that cannot be loaded (an import error, not a FormatPlugin, a name or rule code another format
+already has) is set aside as broken, with the reason, and never takes the other formats down; the audit
+says so and is incomplete (exit 3), since files of its format can no longer be recognised."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Final
+
+from sessaudit.formats.interface import FormatPlugin, PluginOption
+from sessaudit.rulebase import Rule
+
+GROUP: Final = "sessaudit.formats"
+RULE_CODE: Final = re.compile(r"SA\d{3}")
+NAME: Final = re.compile(r"[a-z][a-z0-9-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class BrokenPlugin:
+    """A plugin that was set aside: its entry point (name = module:object) and why."""
+
+    name: str
+    target: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """The usable plugins, in catalogue order (by their first rule code), and the broken ones."""
+
+    plugins: tuple[FormatPlugin, ...]
+    broken: tuple[BrokenPlugin, ...]
+
+    def get(self, name: str | None) -> FormatPlugin | None:
+        return next((plugin for plugin in self.plugins if plugin.name == name), None)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(plugin.name for plugin in self.plugins)
+
+    def options(self, command: str) -> list[tuple[FormatPlugin, PluginOption]]:
+        """The plugin options a sessaudit command takes, in plugin order."""
+        return [
+            (plugin, option)
+            for plugin in self.plugins
+            for option in plugin.options
+            if command in option.commands
+        ]
+
+
+_registered: list[tuple[FormatPlugin, str]] = []
+_current: Registry | None = None
+
+
+def registry() -> Registry:
+    """The registry, loaded once per process (entry points first, then `register()`ed plugins)."""
+    global _current
+    if _current is None:
+        _current = _load()
+    return _current
+
+
+def register(plugin: FormatPlugin, *, origin: str = "register()") -> None:
+    """Add a plugin that is not installed as a distribution (an embedding program, a test). It is
+    validated like an entry point's, and set aside as broken if it fails; call before the audit."""
+    _registered.append((plugin, origin))
+    _reset()
+
+
+def unregister(name: str) -> None:
+    """Remove the `register()`ed plugins of this name (entry points stay)."""
+    _registered[:] = [(plugin, origin) for plugin, origin in _registered if plugin.name != name]
+    _reset()
+
+
+@contextmanager
+def registered(plugin: FormatPlugin) -> Iterator[FormatPlugin]:
+    """`register(plugin)` for the duration of a `with` block."""
+    register(plugin)
+    try:
+        yield plugin
+    finally:
+        unregister(plugin.name)
+
+
+def _reset() -> None:
+    global _current
+    _current = None
+    from sessaudit import rules  # the catalogue is built from the registry: rebuilt on next use
+
+    rules.reset_catalogue()
+
+
+def _load() -> Registry:
+    from sessaudit.rules import CORE_CODES
+
+    found: list[tuple[FormatPlugin, str, str]] = []
+    broken: list[BrokenPlugin] = []
+    for point in sorted(entry_points(group=GROUP), key=lambda item: (item.name, item.value)):
+        try:
+            loaded = point.load()
+        except Exception as error:  # a third-party plugin may fail any way at all
+            broken.append(BrokenPlugin(point.name, point.value, f"cannot be loaded: {_said(error)}"))
+            continue
+        found.append((loaded, point.name, point.value))
+    found.extend(
+        (plugin, plugin.name if isinstance(plugin, FormatPlugin) else "?", origin)
+        for plugin, origin in _registered
+    )
+    plugins: list[FormatPlugin] = []
+    codes: set[str] = set(CORE_CODES)
+    for plugin, name, target in found:
+        reason = _problem(plugin, plugins, codes, CORE_CODES)
+        if reason is not None:
+            broken.append(BrokenPlugin(name, target, reason))
+            continue
+        assert isinstance(plugin, FormatPlugin)
+        plugins.append(plugin)
+        codes.update(rule.code for rule in _rules_of(plugin))
+    plugins.sort(key=lambda plugin: (first_code(plugin), plugin.name))
+    return Registry(tuple(plugins), tuple(broken))
+
+
+def _problem(
+    plugin: object, accepted: list[FormatPlugin], codes: set[str], core: frozenset[str]
+) -> str | None:
+    """Why this object cannot be a format plugin next to `accepted` (rule codes `codes` taken), or None."""
+    if not isinstance(plugin, FormatPlugin):
+        return f"is {type(plugin).__name__}, not a sessaudit.formats.interface.FormatPlugin"
+    if not isinstance(plugin.name, str) or NAME.fullmatch(plugin.name) is None:
+        return f"has no usable name ({plugin.name!r}: lower-case letters, digits and '-')"
+    if any(other.name == plugin.name for other in accepted):
+        return f"names a format already installed ({plugin.name})"
+    if plugin.reads not in ("file", "path"):
+        return f"reads {plugin.reads!r} (expected 'file' or 'path')"
+    try:
+        rules = _rules_of(plugin)
+    except Exception as error:
+        return f"its rule catalogue cannot be loaded: {_said(error)}"
+    own = [rule.code for rule in rules]
+    bad = [code for code in own if RULE_CODE.fullmatch(code) is None]
+    if bad:
+        return f"has rule codes that are not SAnnn: {', '.join(bad)}"
+    taken = sorted((set(own) & codes) | {code for code in own if own.count(code) > 1})
+    if taken:
+        return f"has rule codes another format or the core already has: {', '.join(taken)}"
+    unknown = sorted(set(plugin.shared_rules) - core)
+    if unknown:
+        return f"shares rules the core does not have: {', '.join(unknown)}"
+    flags = {option.flag for other in accepted for option in other.options}
+    clash = sorted(option.flag for option in plugin.options if option.flag in flags)
+    if clash:
+        return f"declares options another format already has: {', '.join(clash)}"
+    return None
+
+
+def _rules_of(plugin: FormatPlugin) -> list[Rule]:
+    return [rule for table in plugin.rule_tables() for rule in table]
+
+
+def first_code(plugin: FormatPlugin) -> str:
+    """The plugin's lowest rule code: formats are listed in rule-code order."""
+    return min((rule.code for rule in _rules_of(plugin)), default="SA~")
+
+
+def code_range(plugin: FormatPlugin) -> str:
+    """`SA501–SA546`, or "-" for a format without rules of its own."""
+    codes = sorted(rule.code for rule in _rules_of(plugin))
+    return f"{codes[0]}–{codes[-1]}" if codes else "-"
+
+
+def _said(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__

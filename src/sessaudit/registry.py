@@ -89,6 +89,12 @@ def registered(plugin: FormatPlugin) -> Iterator[FormatPlugin]:
         unregister(plugin.name)
 
 
+def reload() -> None:
+    """Forget the loaded plugins: the next use looks at the entry points again (after a distribution was
+    installed in this process, e.g. by a test)."""
+    _reset()
+
+
 def _reset() -> None:
     global _current
     _current = None

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessaudit.model import Finding, Location
 from sessaudit.rulebase import (
@@ -17,6 +19,9 @@ from sessaudit.rulebase import (
     _rule,
 )
 from sessaudit.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from sessaudit.formats.interface import FormatPlugin
 
 _CORE_RULES: tuple[Rule, ...] = (
     # --- inputs and evidence --------------------------------------------------------------
@@ -50,13 +55,12 @@ _CORE_RULES: tuple[Rule, ...] = (
         E,
         UNSUPPORTED,
         "A named input matches no supported format.",
-        """A file named on the command line is not a tiny-agent session, a Rivumi run directory or a
-          Half-Pi store, as judged by content (CONTRACT §1). Files met during a directory walk are
-          listed under `skipped` instead and do not affect the exit code.""",
+        """A file named on the command line is not {inputs}, as judged by content (CONTRACT §1). Files
+          met during a directory walk are listed under `skipped` instead and do not affect the exit
+          code.""",
         formats=(),
-        fix="""Name a tiny-agent `.jsonl` session, a Rivumi run directory (or a folder of runs) or a Half-Pi
-          store; to audit a whole tree, name the directory instead so unrelated files are only listed as
-          skipped.""",
+        fix="""Name {inputs-named}; to audit a whole tree, name the directory instead so unrelated files
+          are only listed as skipped.""",
         example=(
             "`sessaudit verify notes.txt`, a plain text file (exit 3):\n"
             "\n"
@@ -74,10 +78,8 @@ _CORE_RULES: tuple[Rule, ...] = (
         E,
         UNSUPPORTED,
         "The input is of a version this release cannot verify.",
-        """The input was recognised, but its format or version (a tiny-agent header with `version`
-          above 2; a Rivumi `session.json` with `schema_version` above 1, whose event log is still
-          verified; a Half-Pi store before its verifier exists) is not verified by this release. For
-          tiny-agent, `native.reducer` still shows what tiny-agent's own reducer answers.""",
+        """The input was recognised, but its format or version ({unsupported}) is not verified by this
+          release.{unsupported-notes}""",
         formats=(),
         fix="""Verify the input with a sessaudit release that supports this version, or with the source
           system's own tools; `native` shows what its reducer or readers answer in the meantime. Do not
@@ -137,11 +139,10 @@ _CORE_RULES: tuple[Rule, ...] = (
         N,
         None,
         "A directory named on the command line holds no session log; nothing in it was verified.",
-        """The walk of a named directory found no tiny-agent session, Rivumi run directory or Half-Pi
-          store (its files, if any, are listed under `skipped`). Nothing was verified, so nothing passed:
-          a CI step pointed at the wrong path, or at logs not written yet, must not look like a clean
-          audit. The audit is incomplete (exit 3) unless `--allow-empty` is given; the note is reported
-          either way.""",
+        """The walk of a named directory found no {input-kinds} (its files, if any, are listed under
+          `skipped`). Nothing was verified, so nothing passed: a CI step pointed at the wrong path, or
+          at logs not written yet, must not look like a clean audit. The audit is incomplete (exit 3)
+          unless `--allow-empty` is given; the note is reported either way.""",
         formats=(),
         fix="""Check the path (a typo, a build step that did not write its logs, logs moved elsewhere) and
           name the folder that holds the sessions. Where an empty folder is expected (no agent ran), pass
@@ -165,12 +166,12 @@ _CORE_RULES: tuple[Rule, ...] = (
         E,
         UNREADABLE,
         "A line is longer than `--max-line-bytes`; it was hashed and counted but not read.",
-        """A JSONL line (a tiny-agent transaction or header, a Rivumi event, or a torn tail) holds more
-          bytes before its LF than `--max-line-bytes` allows (default 32 MiB). sessaudit keeps memory
-          bounded: the line's bytes are hashed and counted, never held, so its content is not verified and
-          semantic reduction stops there (framing, JSON and sequence checks continue on later lines). The
-          finding gives the line, its byte offset and its length; the audit is incomplete (exit 3).
-          `native` answers describe only what was read.""",
+        """A JSONL line ({jsonl-lines}, or a torn tail) holds more bytes before its LF than
+          `--max-line-bytes` allows (default 32 MiB). sessaudit keeps memory bounded: the line's bytes
+          are hashed and counted, never held, so its content is not verified and semantic reduction
+          stops there (framing, JSON and sequence checks continue on later lines). The finding gives
+          the line, its byte offset and its length; the audit is incomplete (exit 3). `native` answers
+          describe only what was read.""",
         formats=(),
         fix="""If the line is a legitimate large record (a big tool result), re-run with a larger limit, e.g.
           `sessaudit verify --max-line-bytes 268435456 PATH` (peak memory grows to a few times the
@@ -196,26 +197,13 @@ _CORE_RULES: tuple[Rule, ...] = (
         "A JSON value nests arrays and objects deeper than 512 levels; it was not verified.",
         """Strict JSON decoding stops at 512 levels of nested arrays and objects (Python's decoder
           recurses once per level, so the limit is fixed to keep every verdict independent of the call
-          stack). The value is not judged: it is not called malformed, since the source system may still
-          accept it; the line is reported with its byte offset and JSON pointer and the audit is
-          incomplete (exit 3). In Rivumi logs this is also where Rivumi's own replay crashes (near 980
-          levels).""",
+          stack). The value is not judged: it is not called malformed, since the source system may
+          still accept it; the line is reported with its byte offset and JSON pointer and the audit is
+          incomplete (exit 3).{nesting-notes}""",
         formats=(),
         fix="""No session log nests this deep on purpose: inspect the line (`sed -n 'LINEp' FILE | head -c
           2000`) and restore the file from a backup. The limit is not configurable.""",
-        example=(
-            "A tiny-agent session whose line 2 is `[` × 10,000 followed by `]` × 10,000 (exit 3; the "
-            "console shortens the pointer, 512 levels of `/0`; the JSON report has it whole):\n"
-            "\n"
-            "Finding (console report):\n"
-            "\n"
-            "```text\n"
-            "  session.jsonl\n"
-            "    error   SA011 nesting-too-deep [line 2, byte 740, /0/0/…/0 (512 levels)]: line 2: arrays "
-            "and objects are nested 10000 deep; sessaudit's limit is 512 (fixed), so the line is not "
-            "verified\n"
-            "```"
-        ),
+        example=("{nesting-example}"),
     ),
     _rule(
         "SA012",
@@ -223,28 +211,13 @@ _CORE_RULES: tuple[Rule, ...] = (
         E,
         UNREADABLE,
         "A file that must be read whole is larger than `--max-file-bytes`; it was not read.",
-        """A Rivumi run's `events.jsonl`, `session.json`, `request.json` or `.writer.lock` is read whole into
-          memory (its replay and resume checks need all of it), and a Half-Pi store's tables are read
-          whole from its database and `-wal`; such a file is refused above `--max-file-bytes` (default
-          128 MiB; Rivumi itself refuses to resume past 16 MiB). A Half-Pi store is refused before it is
-          copied. The source is not verified (verdict `unreadable`) and the audit is incomplete (exit 3).
-          Streamed tiny-agent logs are not bound by this limit.""",
+        """{held-whole}; such a file is refused above `--max-file-bytes` (default 128
+          MiB{held-whole-limits}).{held-whole-notes} The source is not verified (verdict `unreadable`)
+          and the audit is incomplete (exit 3).{held-whole-after}""",
         formats=(),
         fix="""Re-run with a larger limit, e.g. `sessaudit verify --max-file-bytes 1073741824 PATH`: peak
-          memory grows to about 3.5 times a Half-Pi store's size and 6 times a Rivumi event log's. Rivumi
-          itself cannot resume a run whose files pass 16 MiB; only its replay reads them.""",
-        example=(
-            "`sessaudit verify --max-file-bytes 1000 runs/6b9b…`, a Rivumi run whose `events.jsonl` has "
-            "5,026 bytes (exit 3):\n"
-            "\n"
-            "Finding (console report):\n"
-            "\n"
-            "```text\n"
-            "  runs/6b9b…/events.jsonl\n"
-            "    error   SA012 file-too-large: runs/6b9b…/events.jsonl is 5026 bytes, over the "
-            "--max-file-bytes limit of 1000 bytes for a file read whole; the run was not verified\n"
-            "```"
-        ),
+          memory grows to {held-whole-memory}.{held-whole-fix}""",
+        example=("{held-whole-example}"),
     ),
     _rule(
         "SA013",
@@ -258,8 +231,8 @@ _CORE_RULES: tuple[Rule, ...] = (
           audit is incomplete (exit 3). The limit bounds time and memory (each entry is sniffed, and each
           folder is sorted before it is walked).""",
         formats=(),
-        fix="""Name narrower directories (e.g. one `.tiny-agent/sessions/` folder at a time), or raise the
-          limit with `sessaudit verify --max-files N DIR`.""",
+        fix="""Name narrower directories{narrower}, or raise the limit with `sessaudit verify --max-files N
+          DIR`.""",
         example=(
             "`sessaudit verify --max-files 5 logs`, where `logs/` holds six files (exit 3):\n"
             "\n"
@@ -278,11 +251,11 @@ _CORE_RULES: tuple[Rule, ...] = (
         E,
         UNREADABLE,
         "A source produced more findings than `--max-findings`; checking stopped there.",
-        """One source (a tiny-agent file, a Rivumi event log) reached `--max-findings` findings (default
-          10,000). Each finding costs memory and time, and a hostile line such as a transaction of
-          millions of tiny facts would otherwise make millions, so checking stops at the line named:
-          later lines are hashed and counted but not checked, and findings past the limit are not listed.
-          The verdict is at least `unreadable` and the audit is incomplete (exit 3).""",
+        """One source ({findings-sources}) reached `--max-findings` findings (default 10,000). Each
+          finding costs memory and time, and a hostile line such as a transaction of millions of tiny
+          facts would otherwise make millions, so checking stops at the line named: later lines are
+          hashed and counted but not checked, and findings past the limit are not listed. The verdict
+          is at least `unreadable` and the audit is incomplete (exit 3).""",
         formats=(),
         fix="""A source this damaged is best restored from a backup. To see every finding, re-run with a
           larger limit, e.g. `sessaudit verify --max-findings 1000000 PATH` (about 5 KiB of memory per
@@ -340,14 +313,12 @@ _OPEN_WORK_RULES: tuple[Rule, ...] = (
         NEEDS_RECOVERY,
         "An operation was left open.",
         """The log ends while a run or compaction is open: the agent stopped (crash, kill, power loss)
-          before the terminal record. The finding names the recovery condition; `runs[].recovery`
-          says what is known, what is not and what comes next. Rivumi: the run's last event is not
-          terminal. Half-Pi: a pending approval, a non-terminal task, or a session's last request
-          without its answer.""",
+          before the terminal record. The finding names the recovery condition; `runs[].recovery` says
+          what is known, what is not and what comes next.{open-run-notes}""",
         native_code=None,
-        fix="""Continue the run with the source system's own recovery (tiny-agent reopens and plans it;
-          `rivumi resume`; restart the Half-Pi mind), or start a new session from `sessaudit seed PATH
-          --run RUN_ID`. Check `runs[].recovery` first: it says what is known and what will happen next.""",
+        fix="""Continue the run with the source system's own recovery ({own-recovery}), or start a new
+          session from `sessaudit seed PATH --run RUN_ID`. Check `runs[].recovery` first: it says what
+          is known and what will happen next.""",
     ),
     _rule(
         "SA302",
@@ -357,9 +328,7 @@ _OPEN_WORK_RULES: tuple[Rule, ...] = (
         "A tool's intent was recorded but not its result: it may or may not have run.",
         """A `toolStarted` intent with replay policy `never` has no result. The effect may have
           happened or not; nobody can tell from the log, and the tool must not be re-run blindly.
-          Reported also inside a finished (failed) run. Rivumi: the log ends in `tool.started` (not a
-          read) or `verification.started`. Half-Pi: a non-terminal remote run (only the Hand knows
-          what it did), or an unfinished request whose local tools were authorised or ran.""",
+          Reported also inside a finished (failed) run.{unknown-outcome-notes}""",
         native_code=None,
         fix="""Find out by hand whether the effect happened (look at the files, repository, remote system or
           the Hand the tool touched) before continuing; do not re-run the tool blindly. `sessaudit seed`
@@ -372,17 +341,83 @@ _OPEN_WORK_RULES: tuple[Rule, ...] = (
         NEEDS_RECOVERY,
         "A safe-to-replay tool's intent has no result.",
         """A `toolStarted` intent with replay policy `safe` has no result; recovery may re-run it into
-          its provisioned result slot when the declaration and environment still match. Rivumi: the log
-          ends in `tool.started` of a `read` effect.""",
+          its provisioned result slot when the declaration and environment still
+          match.{safe-replay-notes}""",
         native_code=None,
-        fix="""tiny-agent: usually nothing, its recovery re-runs the tool into its result slot; check with
-          `--current` that the tool's declaration and environment still match, otherwise the planner
-          blocks the replay. Rivumi refuses to resume a log ending in `tool.started` (SA554): repeat the
-          read in a fork (`sessaudit seed`).""",
+        fix="""{safe-replay-fix}""",
     ),
 )
 
 CORE_CODES: frozenset[str] = frozenset(rule.code for rule in _CORE_RULES + _OPEN_WORK_RULES)
+
+
+def _or_list(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def _clauses(parts: list[str]) -> str:
+    text = ", and ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
+def _sentences(parts: list[str]) -> str:
+    return "".join(" " + part for part in parts)  # after what precedes the place
+
+
+def _first(parts: list[str]) -> str:
+    return parts[0]
+
+
+# The places in the core rules' texts where each format says its own part (FormatPlugin.rule_phrases):
+# how the formats' phrases are joined there, taken in registry order (or, `True`, by format name).
+PLACES: dict[str, tuple[Callable[[list[str]], str], bool]] = {
+    "inputs": (_or_list, False),  # SA002: "a tiny-agent session, ... or a Half-Pi store"
+    "inputs-named": (_or_list, False),
+    "input-kinds": (_or_list, False),  # SA006
+    "unsupported": ("; ".join, False),  # SA003
+    "unsupported-notes": (_sentences, False),
+    "jsonl-lines": (", ".join, False),  # SA010
+    "nesting-notes": (_sentences, False),  # SA011
+    "nesting-example": (_first, False),
+    "held-whole": (_clauses, False),  # SA012
+    "held-whole-limits": ("".join, False),
+    "held-whole-notes": (_sentences, False),
+    "held-whole-after": (_sentences, False),
+    "held-whole-memory": (" and ".join, True),
+    "held-whole-fix": (_sentences, False),
+    "held-whole-example": (_first, False),
+    "narrower": ("".join, False),  # SA013
+    "findings-sources": (", ".join, False),  # SA014
+    "open-run-notes": (_sentences, False),  # SA301
+    "own-recovery": ("; ".join, False),
+    "unknown-outcome-notes": (_sentences, False),  # SA302
+    "safe-replay-notes": (_sentences, False),  # SA303
+    "safe-replay-fix": (_sentences, False),
+}
+_PLACE = re.compile(r"\{([a-z-]+)\}")
+
+
+def _filled(rule: Rule, plugins: Sequence[FormatPlugin]) -> Rule:
+    """A core rule with each place in its texts filled with the installed formats' phrases ("" when no
+    format says anything there: a sentence's place then leaves no trace)."""
+    if "{" not in rule.doc + rule.fix + rule.example:
+        return rule
+    said = [(plugin.name, plugin.rule_phrases()) for plugin in plugins]
+
+    def fill(match: re.Match[str]) -> str:
+        place = match.group(1)
+        join, by_name = PLACES[place]
+        found = [(name, phrases[place]) for name, phrases in said if place in phrases]
+        if by_name:
+            found.sort()
+        return join([phrase for _, phrase in found]) if found else ""
+
+    def sentences(text: str) -> str:
+        return " ".join(_PLACE.sub(fill, text).split())
+
+    return replace(
+        rule, doc=sentences(rule.doc), fix=sentences(rule.fix), example=_PLACE.sub(fill, rule.example)
+    )
 
 
 class _Catalogue:
@@ -394,7 +429,8 @@ class _Catalogue:
         from sessaudit.registry import registry
 
         installed = registry()
-        blocks: list[tuple[Rule, ...]] = [_CORE_RULES, self._shared(installed.plugins)]
+        core = tuple(_filled(rule, installed.plugins) for rule in _CORE_RULES)
+        blocks: list[tuple[Rule, ...]] = [core, self._shared(installed.plugins)]
         blocks += [tuple(table) for plugin in installed.plugins for table in plugin.rule_tables() if table]
         blocks.sort(key=lambda block: block[0].code)
         self.rules: tuple[Rule, ...] = tuple(rule for block in blocks for rule in block)
@@ -402,10 +438,11 @@ class _Catalogue:
         self.by_name = {rule.name: rule for rule in self.rules}
 
     @staticmethod
-    def _shared(plugins: Any) -> tuple[Rule, ...]:
+    def _shared(plugins: Sequence[FormatPlugin]) -> tuple[Rule, ...]:
         return tuple(
             replace(
-                rule, formats=tuple(plugin.name for plugin in plugins if rule.code in plugin.shared_rules)
+                _filled(rule, plugins),
+                formats=tuple(plugin.name for plugin in plugins if rule.code in plugin.shared_rules),
             )
             for rule in _OPEN_WORK_RULES
         )

@@ -155,6 +155,10 @@ class FormatPlugin:
         """The format's rules, as blocks shown together; the catalogue orders all blocks by first code."""
         return ()
 
+    def rule_phrases(self) -> Mapping[str, str]:
+        """This format's passages in the core rules' texts, by place (sessaudit.rules.PLACES)."""
+        return {}
+
     # --- recognising sources (CONTRACT §1: by content, leniently) ------------------------------------
     def is_directory_source(self, real_path: str) -> bool:
         """A directory that is one source of this format (never walked into)."""

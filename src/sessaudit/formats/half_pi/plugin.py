@@ -44,6 +44,11 @@ class HalfPi(FormatPlugin):
         ),
     )
 
+    def rule_phrases(self) -> Mapping[str, str]:
+        from sessaudit.formats.half_pi.rules import CORE_RULE_PHRASES
+
+        return CORE_RULE_PHRASES
+
     def rule_tables(self) -> Sequence[Sequence[Rule]]:
         from sessaudit.formats.half_pi.rules import HALF_PI_RULES
 

@@ -3,7 +3,7 @@ replaced `session.json`. Its verifier, seeds and warehouse extraction are import
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from sessaudit.formats.interface import FormatPlugin, PluginOption, SourceOutcome, VerifyOptions
@@ -39,6 +39,11 @@ class Rivumi(FormatPlugin):
             takeover=_native_seed,
         ),
     )
+
+    def rule_phrases(self) -> Mapping[str, str]:
+        from sessaudit.formats.rivumi.rules import CORE_RULE_PHRASES
+
+        return CORE_RULE_PHRASES
 
     def rule_tables(self) -> Sequence[Sequence[Rule]]:
         from sessaudit.formats.rivumi.rules import RIVUMI_RULES

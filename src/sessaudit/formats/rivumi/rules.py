@@ -722,3 +722,47 @@ RIVUMI_RULES: tuple[Rule, ...] = (
           recorded `base_sha`) where you want to resume.""",
     ),
 )
+
+# this format's passages in the core rules' texts, by place (sessaudit.rules.PLACES)
+CORE_RULE_PHRASES: dict[str, str] = {
+    "findings-sources": "a Rivumi event log",
+    "held-whole": (
+        "A Rivumi run's `events.jsonl`, `session.json`, `request.json` or `.writer.lock` is "
+        "read whole into memory (its replay and resume checks need all of it)"
+    ),
+    "held-whole-example": (
+        "`sessaudit verify --max-file-bytes 1000 runs/6b9b…`, a Rivumi run whose "
+        "`events.jsonl` has 5,026 bytes (exit 3):\n"
+        "\n"
+        "Finding (console report):\n"
+        "\n"
+        "```text\n"
+        "  runs/6b9b…/events.jsonl\n"
+        "    error   SA012 file-too-large: runs/6b9b…/events.jsonl is 5026 bytes, over the "
+        "--max-file-bytes limit of 1000 bytes for a file read whole; the run was not verified\n"
+        "```"
+    ),
+    "held-whole-fix": (
+        "Rivumi itself cannot resume a run whose files pass 16 MiB; only its replay reads them."
+    ),
+    "held-whole-limits": "; Rivumi itself refuses to resume past 16 MiB",
+    "held-whole-memory": "6 times a Rivumi event log's",
+    "input-kinds": "Rivumi run directory",
+    "inputs": "a Rivumi run directory",
+    "inputs-named": "a Rivumi run directory (or a folder of runs)",
+    "jsonl-lines": "a Rivumi event",
+    "nesting-notes": "In Rivumi logs this is also where Rivumi's own replay crashes (near 980 levels).",
+    "open-run-notes": "Rivumi: the run's last event is not terminal.",
+    "own-recovery": "`rivumi resume`",
+    "safe-replay-fix": (
+        "Rivumi refuses to resume a log ending in `tool.started` (SA554): repeat the read in a "
+        "fork (`sessaudit seed`)."
+    ),
+    "safe-replay-notes": "Rivumi: the log ends in `tool.started` of a `read` effect.",
+    "unknown-outcome-notes": (
+        "Rivumi: the log ends in `tool.started` (not a read) or `verification.started`."
+    ),
+    "unsupported": (
+        "a Rivumi `session.json` with `schema_version` above 1, whose event log is still verified"
+    ),
+}

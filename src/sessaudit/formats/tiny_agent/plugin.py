@@ -57,6 +57,11 @@ class TinyAgent(FormatPlugin):
         ),
     )
 
+    def rule_phrases(self) -> Mapping[str, str]:
+        from sessaudit.formats.tiny_agent.rules import CORE_RULE_PHRASES
+
+        return CORE_RULE_PHRASES
+
     def rule_tables(self) -> Sequence[Sequence[Rule]]:
         from sessaudit.formats.tiny_agent.rules import TINY_AGENT_RULES
 

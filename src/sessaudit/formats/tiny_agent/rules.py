@@ -1192,3 +1192,37 @@ BEYOND_RULES: tuple[Rule, ...] = (
 )
 
 TINY_AGENT_RULES: tuple[tuple[Rule, ...], ...] = (LOG_RULES, REPLAY_RULES, BEYOND_RULES)
+
+# this format's passages in the core rules' texts, by place (sessaudit.rules.PLACES)
+CORE_RULE_PHRASES: dict[str, str] = {
+    "findings-sources": "a tiny-agent file",
+    "held-whole-after": "Streamed tiny-agent logs are not bound by this limit.",
+    "input-kinds": "tiny-agent session",
+    "inputs": "a tiny-agent session",
+    "inputs-named": "a tiny-agent `.jsonl` session",
+    "jsonl-lines": "a tiny-agent transaction or header",
+    "narrower": " (e.g. one `.tiny-agent/sessions/` folder at a time)",
+    "nesting-example": (
+        "A tiny-agent session whose line 2 is `[` × 10,000 followed by `]` × 10,000 (exit 3; "
+        "the console shortens the pointer, 512 levels of `/0`; the JSON report has it whole):\n"
+        "\n"
+        "Finding (console report):\n"
+        "\n"
+        "```text\n"
+        "  session.jsonl\n"
+        "    error   SA011 nesting-too-deep [line 2, byte 740, /0/0/…/0 (512 levels)]: line 2: "
+        "arrays and objects are nested 10000 deep; sessaudit's limit is 512 (fixed), so the "
+        "line is not verified\n"
+        "```"
+    ),
+    "own-recovery": "tiny-agent reopens and plans it",
+    "safe-replay-fix": (
+        "tiny-agent: usually nothing, its recovery re-runs the tool into its result slot; "
+        "check with `--current` that the tool's declaration and environment still match, "
+        "otherwise the planner blocks the replay."
+    ),
+    "unsupported": "a tiny-agent header with `version` above 2",
+    "unsupported-notes": (
+        "For tiny-agent, `native.reducer` still shows what tiny-agent's own reducer answers."
+    ),
+}

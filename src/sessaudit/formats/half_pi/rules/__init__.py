@@ -11,3 +11,22 @@ from sessaudit.rulebase import Rule
 HALF_PI_RULES: tuple[Rule, ...] = tuple(
     sorted(HISTORY_RULES + RUNS_RULES + STORE_RULES, key=lambda rule: rule.code)
 )
+
+# this format's passages in the core rules' texts, by place (sessaudit.rules.PLACES)
+CORE_RULE_PHRASES: dict[str, str] = {
+    "held-whole": "a Half-Pi store's tables are read whole from its database and `-wal`",
+    "held-whole-memory": "about 3.5 times a Half-Pi store's size",
+    "held-whole-notes": "A Half-Pi store is refused before it is copied.",
+    "input-kinds": "Half-Pi store",
+    "inputs": "a Half-Pi store",
+    "inputs-named": "a Half-Pi store",
+    "open-run-notes": (
+        "Half-Pi: a pending approval, a non-terminal task, or a session's last request without its answer."
+    ),
+    "own-recovery": "restart the Half-Pi mind",
+    "unknown-outcome-notes": (
+        "Half-Pi: a non-terminal remote run (only the Hand knows what it did), or an "
+        "unfinished request whose local tools were authorised or ran."
+    ),
+    "unsupported": "a Half-Pi store before its verifier exists",
+}

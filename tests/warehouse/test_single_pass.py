@@ -14,7 +14,8 @@ import duckdb
 import pytest
 
 from sessaudit.limits import Limits
-from sessaudit.warehouse import extract, loader
+from sessaudit.formats.tiny_agent import loading as extract
+from sessaudit.warehouse import loader
 from sessaudit.warehouse.loader import LOADED, load_warehouse
 from tests.formats.tiny_agent.scenarios import LEGAL
 from tests.test_golden_reports import CASES

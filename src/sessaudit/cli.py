@@ -50,7 +50,7 @@ from sessaudit.seeds import refused_sources, report_seeds, seed_document, write_
 from sessaudit.verdicts import Severity
 
 if TYPE_CHECKING:
-    from sessaudit.formats.half_pi.claims import Claim
+    from sessaudit.formats.half_pi.claims.claims_file import Claim
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -435,7 +435,7 @@ def _load_claims(path: Path | None) -> list[Claim]:
         return []
     # imported here, like the Rivumi modules below: Half-Pi's and Rivumi's code (and jsonschema, pydantic
     # models) is loaded when a source or a flag needs it, not at every start
-    from sessaudit.formats.half_pi.claims import ClaimsFileError, load_claims
+    from sessaudit.formats.half_pi.claims.claims_file import ClaimsFileError, load_claims
 
     try:
         return load_claims(path)

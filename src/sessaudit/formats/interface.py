@@ -13,7 +13,7 @@ from sessaudit.model import Finding, Session
 
 if TYPE_CHECKING:  # annotations only: both import jsonschema, which a plain verify never needs
     from sessaudit.current import CurrentSource
-    from sessaudit.formats.half_pi.claims import Claim
+    from sessaudit.formats.half_pi.claims.claims_file import Claim
 
 
 @dataclass(slots=True)

@@ -12,7 +12,8 @@ from itertools import chain
 from typing import Any, Final
 
 from sessaudit.evidence import open_evidence, read_chunks
-from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
+from sessaudit.formats.half_pi.read.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
+from sessaudit.formats.half_pi.warehouse.extraction import extract_store
 from sessaudit.formats.interface import UNDECODED
 from sessaudit.formats.tiny_agent.header import read_header
 from sessaudit.framing import Line, LineReader
@@ -22,7 +23,6 @@ from sessaudit.rules import find_rule
 from sessaudit.strictjson import LineProblem, decode_line
 from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.drafts import Extraction
-from sessaudit.warehouse.half_pi import extract_store
 from sessaudit.warehouse.rivumi import extract_events
 from sessaudit.warehouse.tiny_agent import V2Extractor, extract_v2, header_text
 from sessaudit.warehouse.tiny_agent_v1 import extract_v1

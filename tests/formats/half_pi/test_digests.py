@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.half_pi.digests import (
+from sessaudit.formats.half_pi.spec.digests import (
     LOCAL_DIGEST_PATTERN,
     REMOTE_DIGEST_PATTERN,
     canonical_args,
@@ -31,8 +31,8 @@ from sessaudit.formats.half_pi.digests import (
     tool_projection,
     tool_projection_problem,
 )
-from sessaudit.formats.half_pi.gojson import GoJSONError
-from sessaudit.formats.half_pi.payloads import compact_event_payload, security_decision_payload
+from sessaudit.formats.half_pi.spec.gojson import GoJSONError
+from sessaudit.formats.half_pi.spec.outbox_payloads import compact_event_payload, security_decision_payload
 
 
 def sha(preimage: str | bytes) -> str:

@@ -1,4 +1,4 @@
-"""The builder's default `Digests`: spec §6's digests as formats/half_pi/digests.py computes them, so a
+"""The builder's default `Digests`: spec §6's digests as formats/half_pi/spec/digests.py computes them, so a
 built store carries exactly the digests Half-Pi would write."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from sessaudit.formats.half_pi import digests
-from sessaudit.formats.half_pi.builder_parts import BackgroundStart, JsonValue, SourceMessage
+from sessaudit.formats.half_pi.build.parts import BackgroundStart, JsonValue, SourceMessage
+from sessaudit.formats.half_pi.spec import digests
 
 
 class SpecDigests:

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any, Final
 
-from sessaudit.formats.half_pi import digests
-from sessaudit.formats.half_pi.checks_history_base import (
+from sessaudit.formats.half_pi.check.history_base import (
     MESSAGE_SHAPE,
     PROJECTION_INVALID,
     PROJECTION_OUTPUT,
@@ -25,9 +24,10 @@ from sessaudit.formats.half_pi.checks_history_base import (
     as_text,
     shown,
 )
-from sessaudit.formats.half_pi.generation import SchemaGeneration
-from sessaudit.formats.half_pi.gojson import GoJSONError, Number, Struct, decode, marshal
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.spec import digests
+from sessaudit.formats.half_pi.spec.gojson import GoJSONError, Number, Struct, decode, marshal
+from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration
 from sessaudit.resources import schema_validator
 
 ROLES: Final = frozenset({"system", "user", "assistant", "tool"})

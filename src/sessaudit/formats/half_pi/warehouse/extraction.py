@@ -10,7 +10,7 @@ import json
 import sqlite3
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.rows import SECRET_TABLES, Row, table_rows, tool_calls_of
+from sessaudit.formats.half_pi.read.rows import SECRET_TABLES, Row, table_rows, tool_calls_of
 from sessaudit.warehouse.drafts import (
     ANSWERED,
     FAILED,

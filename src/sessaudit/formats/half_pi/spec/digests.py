@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.gojson import (
+from sessaudit.formats.half_pi.spec.gojson import (
     GoJSONError,
     Number,
     Struct,

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.builder_core import StoreCore
-from sessaudit.formats.half_pi.builder_parts import BackgroundStart, Credential, JsonValue, go_json
-from sessaudit.formats.half_pi.builder_remote import RemoteRun
-from sessaudit.formats.half_pi.builder_session import Session
-from sessaudit.formats.half_pi.generation import Feature
+from sessaudit.formats.half_pi.build.parts import BackgroundStart, Credential, JsonValue, go_json
+from sessaudit.formats.half_pi.build.remote_runs import RemoteRun
+from sessaudit.formats.half_pi.build.sessions import Session
+from sessaudit.formats.half_pi.build.store_core import StoreCore
+from sessaudit.formats.half_pi.spec.schema_generations import Feature
 
 DEFAULT_TTL_MS: Final = 120_000
 FACE_SCOPES: Final = (

@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.rows import Request, Row, StoreRows, tool_calls_of
-from sessaudit.formats.half_pi.sqlchecks import Violation
-from sessaudit.formats.half_pi.states import RECOVERY_MESSAGE, RUN_TERMINAL, TASK_TERMINAL
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.read.rows import Request, Row, StoreRows, tool_calls_of
+from sessaudit.formats.half_pi.spec.state_machines import RECOVERY_MESSAGE, RUN_TERMINAL, TASK_TERMINAL
 from sessaudit.model import SEED_KIND, Condition, PendingEffect, Recovery, Run, RunState
 
 NOW: Final = "$now"

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from sessaudit.formats.half_pi.recovery import OpenRun, Recovered
-from sessaudit.formats.half_pi.rows import Row, StoreRows
+from sessaudit.formats.half_pi.read.rows import Row, StoreRows
+from sessaudit.formats.half_pi.runs.recovery import OpenRun, Recovered
 from sessaudit.times import iso_from_epoch_ms, iso_from_text, latest
 
 RUN_COLUMNS: Final = ("created_at", "sent_at", "accepted_at", "finished_at")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sessaudit.formats.half_pi.recovery import OpenRun
-from sessaudit.formats.half_pi.rows import Row, StoreRows
+from sessaudit.formats.half_pi.read.rows import Row, StoreRows
+from sessaudit.formats.half_pi.runs.recovery import OpenRun
 from sessaudit.model import ForkPoint, Seed, SeedContext, SeedSource
 
 

@@ -13,7 +13,7 @@ import struct
 import sys
 from typing import Final
 
-from sessaudit.formats.half_pi.storefiles import wal_checksum, wal_info
+from sessaudit.formats.half_pi.read.store_files import wal_checksum, wal_info
 
 _WAL_HEADER: Final = 32
 _FRAME_HEADER: Final = 24

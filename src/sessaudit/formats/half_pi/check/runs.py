@@ -2,7 +2,7 @@
 
 The set-based checks are the `SA630`–`SA679` files of `queries/checks/half-pi/`; what SQL cannot say is
 here: the walk of each run's events through the state machine of spec §7.1 (invariants 8–11), and, in
-`checks_runs_audit` and `checks_runs_args`, the outbox payload rebuilt byte for byte (17), the JSON
+`check/runs_audit.py` and `check/runs_args.py`, the outbox payload rebuilt byte for byte (17), the JSON
 shapes (18, 19), the raw tool-call arguments against the approval digests (20) and raw values in audit
 tables (21).
 """
@@ -14,17 +14,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.checks_runs_args import check_message_args, check_raw_values
-from sessaudit.formats.half_pi.checks_runs_audit import (
+from sessaudit.formats.half_pi.check.runs_args import check_message_args, check_raw_values
+from sessaudit.formats.half_pi.check.runs_audit import (
     check_decisions,
     check_outbox_objects,
     fetch_rows,
     utf8_bytes,
 )
-from sessaudit.formats.half_pi.generation import SchemaGeneration
+from sessaudit.formats.half_pi.check.sql_checks import SqlCheck, Violation, load_checks, run_checks
 from sessaudit.formats.half_pi.rules_runs import RUNS_RULE_CODES
-from sessaudit.formats.half_pi.sqlchecks import SqlCheck, Violation, load_checks, run_checks
-from sessaudit.formats.half_pi.states import RUN_EDGES, RUN_NON_TERMINAL, RUN_TERMINAL
+from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration
+from sessaudit.formats.half_pi.spec.state_machines import RUN_EDGES, RUN_NON_TERMINAL, RUN_TERMINAL
 
 TERMINAL: Final = RUN_TERMINAL
 NON_TERMINAL: Final = RUN_NON_TERMINAL

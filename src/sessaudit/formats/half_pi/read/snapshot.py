@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from sessaudit import progress
 from sessaudit.evidence import CHUNK, NotRegularFile, open_evidence
-from sessaudit.formats.half_pi.storefiles import (
+from sessaudit.formats.half_pi.read.store_files import (
     LockInfo,
     WalInfo,
     database_header_problems,

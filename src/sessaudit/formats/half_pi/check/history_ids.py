@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.checks_history_base import (
+from sessaudit.formats.half_pi.check.history_base import (
     CREDENTIAL_SHAPE,
     GROUP_ID,
     UUID7,
@@ -24,9 +24,9 @@ from sessaudit.formats.half_pi.checks_history_base import (
     as_text,
     shown,
 )
-from sessaudit.formats.half_pi.generation import SchemaGeneration
-from sessaudit.formats.half_pi.gojson import GoJSONError, decode, marshal
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.spec.gojson import GoJSONError, decode, marshal
+from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration
 from sessaudit.resources import schema_validator
 
 LABEL: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.checks_history_base import (
+from sessaudit.formats.half_pi.check.history_base import (
     CREDENTIAL_TABLES,
     FOREIGN_KEY,
     STORE_INTEGRITY,
@@ -23,16 +23,16 @@ from sessaudit.formats.half_pi.checks_history_base import (
     printable_value,
     shown,
 )
-from sessaudit.formats.half_pi.checks_history_ids import (
+from sessaudit.formats.half_pi.check.history_ids import (
     credential_violations,
     group_violations,
     uuid7_violations,
 )
-from sessaudit.formats.half_pi.checks_history_messages import message_violations, summary_violations
-from sessaudit.formats.half_pi.generation import SchemaGeneration
+from sessaudit.formats.half_pi.check.history_messages import message_violations, summary_violations
+from sessaudit.formats.half_pi.check.sql_checks import SqlCheck, Violation, load_checks, run_checks
+from sessaudit.formats.half_pi.read.snapshot import ForeignKeyViolation
 from sessaudit.formats.half_pi.rules_history import HISTORY_RULES
-from sessaudit.formats.half_pi.snapshot import ForeignKeyViolation
-from sessaudit.formats.half_pi.sqlchecks import SqlCheck, Violation, load_checks, run_checks
+from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration
 
 HISTORY_CODES: Final = frozenset(rule.code for rule in HISTORY_RULES)
 _ROW_IN_INDEX: Final = re.compile(r"row (\d+) missing from index (\S+)")

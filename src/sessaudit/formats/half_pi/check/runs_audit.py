@@ -18,9 +18,9 @@ from typing import Any, Final
 from jsonschema import Draft202012Validator, validators  # type: ignore[import-untyped]
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
-from sessaudit.formats.half_pi.gojson import GoJSONError, Number, decode
-from sessaudit.formats.half_pi.payloads import security_decision_payload
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.spec.gojson import GoJSONError, Number, decode
+from sessaudit.formats.half_pi.spec.outbox_payloads import security_decision_payload
 from sessaudit.resources import load_schema
 
 DETAILS_SCHEMA: Final = "half-pi-details-redacted.v1.schema.json"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.gojson import Struct, decode, marshal
+from sessaudit.formats.half_pi.spec.gojson import Struct, decode, marshal
 
 PAYLOAD_COLUMNS: Final = (
     "action_kind",

@@ -1,7 +1,7 @@
 """The builder's DDL, written from the spec's tables (§4) per schema generation (§3), as `.sql` text.
 
-Column names, their order and the feature that added each come from `generation.CATALOGUE`; this module
-adds each column's declaration, the table constraints and the indexes. `schema_sql(generation)` is the
+Column names, their order and the feature that added each come from `schema_generations.CATALOGUE`; this
+module adds each column's declaration, the table constraints and the indexes. `schema_sql(generation)` is the
 text a fresh store of that generation was created with; `upgrade_sql` is what a later Mind's migration
 runs on an older store (ALTER TABLE ... ADD COLUMN at the end, new tables, indexes, backfills).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from sessaudit.formats.half_pi.generation import (
+from sessaudit.formats.half_pi.spec.schema_generations import (
     BY_FEATURE,
     CATALOGUE,
     INDEXES,

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.checks_runs_audit import fetch_rows
-from sessaudit.formats.half_pi.digests import (
+from sessaudit.formats.half_pi.check.runs_audit import fetch_rows
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.spec.digests import (
     local_approval_digest_from_raw,
     remote_approval_digest_from_use_hand,
 )
-from sessaudit.formats.half_pi.generation import SchemaGeneration
-from sessaudit.formats.half_pi.gojson import GoJSONError, decode, quote
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.spec.gojson import GoJSONError, decode, quote
+from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration
 
 USE_HAND: Final = "use_hand"
 

@@ -12,11 +12,11 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sessaudit.formats.half_pi.checks_runs_args import RawValue, find_raw_values
-from sessaudit.formats.half_pi.claims import Claim, claim_digest, match_claim
-from sessaudit.formats.half_pi.generation import SchemaGeneration
-from sessaudit.formats.half_pi.recovery import Recovered
-from sessaudit.formats.half_pi.rows import StoreRows
+from sessaudit.formats.half_pi.check.runs_args import RawValue, find_raw_values
+from sessaudit.formats.half_pi.claims.claims_file import Claim, claim_digest, match_claim
+from sessaudit.formats.half_pi.read.rows import StoreRows
+from sessaudit.formats.half_pi.runs.recovery import Recovered
+from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration
 from sessaudit.model import Finding
 from sessaudit.rules import finding
 

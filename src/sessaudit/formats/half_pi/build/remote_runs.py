@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sessaudit.formats.half_pi.builder_core import StoreCore
-from sessaudit.formats.half_pi.builder_parts import BackgroundStart, JsonValue, RecoveryChange
-from sessaudit.formats.half_pi.builder_session import Session
-from sessaudit.formats.half_pi.generation import Feature
-from sessaudit.formats.half_pi.states import RECOVERY_MESSAGE, RUN_EDGES, RUN_TERMINAL, TASK_TERMINAL
+from sessaudit.formats.half_pi.build.parts import BackgroundStart, JsonValue, RecoveryChange
+from sessaudit.formats.half_pi.build.sessions import Session
+from sessaudit.formats.half_pi.build.store_core import StoreCore
+from sessaudit.formats.half_pi.spec.schema_generations import Feature
+from sessaudit.formats.half_pi.spec.state_machines import (
+    RECOVERY_MESSAGE,
+    RUN_EDGES,
+    RUN_TERMINAL,
+    TASK_TERMINAL,
+)
 
 
 class RemoteRun:

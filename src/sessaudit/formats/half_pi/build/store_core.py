@@ -16,11 +16,11 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from sessaudit.formats.half_pi.builder_digests import SpecDigests
-from sessaudit.formats.half_pi.builder_parts import DEFAULT_START_MS, Digests, Ids
-from sessaudit.formats.half_pi.builder_schema import schema_sql, upgrade_sql
-from sessaudit.formats.half_pi.builder_wal import normalize_wal_files
-from sessaudit.formats.half_pi.generation import BY_FEATURE, CATALOGUE, HEAD, Feature, Generation
+from sessaudit.formats.half_pi.build.parts import DEFAULT_START_MS, Digests, Ids
+from sessaudit.formats.half_pi.build.schema_sql import schema_sql, upgrade_sql
+from sessaudit.formats.half_pi.build.spec_digests import SpecDigests
+from sessaudit.formats.half_pi.build.wal_salts import normalize_wal_files
+from sessaudit.formats.half_pi.spec.schema_generations import BY_FEATURE, CATALOGUE, HEAD, Feature, Generation
 
 WORK_NAME = "half-pi.db"
 FILE_MODE = 0o600

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any, Final
 
-from sessaudit.formats.half_pi.builder_audit import (
+from sessaudit.formats.half_pi.build.audit_rows import (
     FACE_SCOPES,
     Approval,
     face_token,
@@ -29,8 +29,7 @@ from sessaudit.formats.half_pi.builder_audit import (
     security_decision,
     tool_display,
 )
-from sessaudit.formats.half_pi.builder_core import StoreCore
-from sessaudit.formats.half_pi.builder_parts import (
+from sessaudit.formats.half_pi.build.parts import (
     DEFAULT_START_MS,
     BackgroundStart,
     BuiltStore,
@@ -40,9 +39,10 @@ from sessaudit.formats.half_pi.builder_parts import (
     RecoveryChange,
     group_id,
 )
-from sessaudit.formats.half_pi.builder_remote import RemoteRun, graceful_shutdown, startup_recovery
-from sessaudit.formats.half_pi.builder_session import Session
-from sessaudit.formats.half_pi.generation import HEAD, Generation
+from sessaudit.formats.half_pi.build.remote_runs import RemoteRun, graceful_shutdown, startup_recovery
+from sessaudit.formats.half_pi.build.sessions import Session
+from sessaudit.formats.half_pi.build.store_core import StoreCore
+from sessaudit.formats.half_pi.spec.schema_generations import HEAD, Generation
 
 DEFAULT_WORK_DIR: Final = "/home/dev/project"
 

@@ -7,15 +7,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sessaudit.formats.half_pi.builder_core import StoreCore
-from sessaudit.formats.half_pi.builder_parts import (
+from sessaudit.formats.half_pi.build.parts import (
     SourceMessage,
     ToolCall,
     go_json,
     go_struct,
     tool_calls_json,
 )
-from sessaudit.formats.half_pi.generation import Feature
+from sessaudit.formats.half_pi.build.store_core import StoreCore
+from sessaudit.formats.half_pi.spec.schema_generations import Feature
 
 NAME_RUNES = 48
 

@@ -28,7 +28,7 @@ from sessaudit.formats.half_pi.check.runs_args import MIN_RAW_VALUE_CHARS, RawVa
 from sessaudit.formats.half_pi.check.sql_checks import Violation
 from sessaudit.formats.half_pi.read.snapshot import SnapshotOptions, open_snapshot
 from sessaudit.formats.half_pi.rules_runs import RUNS_RULE_CODES, RUNS_RULES
-from sessaudit.formats.half_pi.spec import digests
+from sessaudit.formats.half_pi.spec import approval_digests as digests
 from sessaudit.formats.half_pi.spec.schema_generations import (
     BY_FEATURE,
     HEAD,

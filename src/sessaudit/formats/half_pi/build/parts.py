@@ -1,7 +1,8 @@
 """The store builder's small parts: a seeded clock and ids (spec §5), Go-style JSON, injectable digests.
 
 Digests: the builder takes digest strings from the caller, or asks a `Digests` object; by default
-`SpecDigests` (build/spec_digests.py), the spec's own digests of formats/half_pi/spec/digests.py.
+`SpecDigests` (build/spec_digests.py), the spec's own digests of formats/half_pi/spec/approval_digests.py
+and compaction_digests.py.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from sessaudit.formats.half_pi.check.history_base import (
     shown,
 )
 from sessaudit.formats.half_pi.check.sql_checks import Violation
-from sessaudit.formats.half_pi.spec import digests
+from sessaudit.formats.half_pi.spec import compaction_digests
 from sessaudit.formats.half_pi.spec.gojson import GoJSONError, Number, Struct, decode, marshal
 from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration
 from sessaudit.resources import schema_validator
@@ -188,13 +188,13 @@ def _projection(row: _Row) -> Iterator[Violation]:
         message = f"{row.where}: a compact_projection is stored on a row that is not a tool row"
         yield _violation(PROJECTION_INVALID, row, message, {"bytes": len(text.encode("utf-8", "replace"))})
         return
-    problem = digests.tool_projection_problem(text)
+    problem = compaction_digests.tool_projection_problem(text)
     if problem is not None:
         yield _violation(PROJECTION_INVALID, row, f"{row.where}: compact_projection: {problem}", {})
         return
     projection = decode(text, use_number=True)
     content = as_text(row.content)
-    expected_bytes, expected_digest = digests.output_fields(content if content is not None else "")
+    expected_bytes, expected_digest = compaction_digests.output_fields(content if content is not None else "")
     stored_bytes = projection.get("output_bytes")
     stored_digest = projection.get("output_digest")
     differs: list[str] = []
@@ -241,7 +241,7 @@ def summary_violations(connection: sqlite3.Connection) -> list[Violation]:
         expected: dict[str, str | None] = {}
         problems: list[str] = []
         text = summary if isinstance(summary, str | bytes) else None
-        expected["summary_digest"] = digests.summary_digest(text) if text is not None else None
+        expected["summary_digest"] = compaction_digests.summary_digest(text) if text is not None else None
         if expected["summary_digest"] != summary_digest:
             problems.append("summary_digest does not match the summary text")
         source, reason = _source_digest(connection, session_id, to_seq)
@@ -280,7 +280,7 @@ def _source_digest(
         return None, f"to_seq {shown(to_seq)} is not a positive integer"
     if not isinstance(session_id, str) or not session_id:
         return None, "the summary has no session id"
-    names = ("seq", *digests.SOURCE_MESSAGE_FIELDS)
+    names = ("seq", *compaction_digests.SOURCE_MESSAGE_FIELDS)
     messages = [
         dict(zip(names, row, strict=True)) for row in connection.execute(_SOURCE, (session_id, to_seq))
     ]
@@ -289,7 +289,7 @@ def _source_digest(
     if any(not isinstance(message[name], str | bytes) for message in messages for name in names[1:]):
         return None, "a covered message has a text column that is NULL or not text"
     try:
-        return digests.source_digest(session_id, to_seq, messages), None
+        return compaction_digests.source_digest(session_id, to_seq, messages), None
     except ValueError as error:
         return None, str(error)
 
@@ -298,7 +298,7 @@ def _contract(source: str | None, fields: Sequence[str | None]) -> str | None:
     if source is None or any(value is None for value in fields):
         return None
     projection, policy, profile, mode, parent, key = (value or "" for value in fields)
-    return digests.contract_digest(source, projection, policy, profile, mode, parent, key)
+    return compaction_digests.contract_digest(source, projection, policy, profile, mode, parent, key)
 
 
 def _cut(value: Any) -> Any:

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from sessaudit.formats.half_pi.check.runs_audit import fetch_rows
 from sessaudit.formats.half_pi.check.sql_checks import Violation
-from sessaudit.formats.half_pi.spec.digests import (
+from sessaudit.formats.half_pi.spec.approval_digests import (
     local_approval_digest_from_raw,
     remote_approval_digest_from_use_hand,
 )

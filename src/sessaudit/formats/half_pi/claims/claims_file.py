@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped]
 
-from sessaudit.formats.half_pi.spec.digests import local_approval_digest, remote_approval_digest
+from sessaudit.formats.half_pi.spec.approval_digests import local_approval_digest, remote_approval_digest
 from sessaudit.formats.half_pi.spec.gojson import GoJSONError
 from sessaudit.resources import schema_validator
 from sessaudit.userfiles import UserFileError, describe_schema_error, read_json_file, schema_problems

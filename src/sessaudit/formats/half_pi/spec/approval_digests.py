@@ -1,4 +1,5 @@
-"""Every Half-Pi digest of spec §6, recomputed from plain values (SQLite row values, parsed JSON, raw text).
+"""Half-Pi's approval and input digests (spec §6.2–§6.4), recomputed from plain values (SQLite row values,
+parsed JSON, raw text); the compaction digests of §6.5–§6.6 are in `compaction_digests`.
 
 Choices where the spec leaves room (each one follows Half-Pi's Go code at the spec's commit):
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from sessaudit.formats.half_pi.spec.gojson import (
@@ -40,21 +41,6 @@ LOCAL_DIGEST_PATTERN: Final = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 REMOTE_DIGEST_PATTERN: Final = re.compile(r"^[0-9a-f]{64}\Z")
 OWNS_CONFIRM: Final = frozenset({"use_hand"})
 MAX_TASK_RUNTIME_MS: Final = 24 * 60 * 60 * 1000
-TOOL_PROJECTION_LIMIT: Final = 4096
-TOOL_PROJECTION_VERSION: Final = "compact-tool-v1"
-REASON_CATEGORIES: Final = frozenset({"denied", "cancelled", "timed_out", "not_found", "failed"})
-SUMMARY_DOMAIN: Final = "half-pi:compact-summary:v1"
-SOURCE_DOMAIN: Final = "half-pi:compact-source:v1"
-CONTRACT_DOMAIN: Final = "half-pi:compact-contract:v1"
-MANUAL_REBASE_DOMAIN: Final = "half-pi:compact-manual-rebase:v1"
-SOURCE_MESSAGE_FIELDS: Final = (
-    "role",
-    "content",
-    "request_id",
-    "tool_id",
-    "tool_calls",
-    "compact_projection",
-)
 # security_decisions columns copied into the security.decision payload under the same name.
 USE_HAND_PARAMETERS: Final = {
     "tool": "string",
@@ -71,7 +57,7 @@ _INT64_MAX: Final = 2**63 - 1
 # Compact lifecycle payload structs: field order, and the fields tagged omitempty.
 def text_digest(text: str | bytes) -> str:
     """`sha256:` + hex of the UTF-8 bytes: message, assistant_response and raw-args input digests (§6.4)."""
-    return "sha256:" + hashlib.sha256(_utf8(text)).hexdigest()
+    return "sha256:" + hashlib.sha256(utf8_bytes(text)).hexdigest()
 
 
 # §6.2 local tool approvals ----------------------------------------------------------------------------
@@ -162,155 +148,10 @@ def remote_approval_digest_from_use_hand(raw: str | bytes, run_id: str, active_h
     ).hexdigest()
 
 
-# §6.5 tool-message compact projection ------------------------------------------------------------------
-
-
-def normalize_reason(success: bool, reason: str) -> str:
-    """`reason_category`: '' on success, else the reason when it is a known category, else `failed`."""
-    if success:
-        return ""
-    return reason if reason in REASON_CATEGORIES else "failed"
-
-
-def output_fields(content: str | bytes) -> tuple[int, str]:
-    """(`output_bytes`, `output_digest`) a tool row's projection must carry for its `content`."""
-    data = _utf8(content)
-    return len(data), "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def tool_projection(
-    tool: str,
-    content: str,
-    *,
-    success: bool,
-    reason_category: str = "",
-    facts: Mapping[str, Any] | None = None,
-) -> str:
-    """A `compact_projection` as Half-Pi writes it for already projected facts (the facts fall back to
-    `{}` when the whole would exceed 4096 bytes, as Half-Pi's projector does)."""
-    output_bytes, output_digest = output_fields(content)
-
-    def build(chosen: Mapping[str, Any]) -> str:
-        return marshal(
-            Struct.of(
-                facts=dict(chosen),
-                output_bytes=output_bytes,
-                output_digest=output_digest,
-                reason_category=normalize_reason(success, reason_category),
-                success=success,
-                tool=tool,
-                version=TOOL_PROJECTION_VERSION,
-            )
-        )
-
-    encoded = build(facts or {})
-    if len(encoded.encode("utf-8")) > TOOL_PROJECTION_LIMIT:
-        encoded = build({})
-    if len(encoded.encode("utf-8")) > TOOL_PROJECTION_LIMIT:
-        raise GoJSONError("tool projection exceeds 4096 bytes")
-    return encoded
-
-
-def tool_projection_problem(text: str | bytes) -> str | None:
-    """Why the store would refuse a non-empty `compact_projection` (size, shape, canonical form), or None.
-
-    The store decodes it with UseNumber into a map and requires Marshal to give back the same bytes.
-    """
-    data = _utf8(text)
-    if len(data) > TOOL_PROJECTION_LIMIT:
-        return f"it is {len(data)} bytes, over the 4096-byte limit"
-    try:
-        value, rest = decode_first(data, use_number=True)
-    except GoJSONError as error:
-        return f"it is not JSON ({error.message})"
-    if not isinstance(value, dict):
-        return "it is not a JSON object"
-    if rest.strip(" \t\n\r"):
-        return "it holds more than one JSON value"
-    if marshal_bytes(value) != data:
-        return "it is not canonical Go JSON (sorted keys, compact, Go's escaping)"
-    return None
-
-
-def display_streams(output: str, error: str) -> tuple[str, str]:
-    """(stdout, stderr) of a finished tool as the Face display sees them: stdout blanked when both agree."""
-    return ("" if output == error else output), error
-
-
-def display_output_fields(stdout: str | bytes, stderr: str | bytes) -> tuple[int, str]:
-    """(`output_bytes`, `output_digest`) of a tool_display_projections row: over stdout + stderr."""
-    return output_fields(_utf8(stdout) + _utf8(stderr))
-
-
-# §6.6 compaction digests ------------------------------------------------------------------------------
-
-
-def framed_digest(*fields: str | bytes) -> str:
-    """`sha256:` + hex over each field as an 8-byte big-endian byte length, then its UTF-8 bytes."""
-    hasher = hashlib.sha256()
-    for field in fields:
-        data = _utf8(field)
-        hasher.update(len(data).to_bytes(8, "big"))
-        hasher.update(data)
-    return "sha256:" + hasher.hexdigest()
-
-
-def summary_digest(summary: str | bytes) -> str:
-    """`context_summaries.summary_digest`."""
-    return framed_digest(SUMMARY_DOMAIN, summary)
-
-
-def source_digest(session_id: str, to_seq: int, messages: Iterable[Mapping[str, Any]]) -> str:
-    """`context_summaries.source_digest` over messages 1..to_seq (rows with seq and the six text columns).
-
-    ValueError unless the messages are exactly seq 1..to_seq in order, as Half-Pi requires.
-    """
-    fields: list[str | bytes] = [SOURCE_DOMAIN, session_id, "1", str(to_seq)]
-    count = 0
-    for expected, message in enumerate(messages, start=1):
-        if message["seq"] != expected:
-            raise ValueError(
-                f"compact source is not contiguous: seq {message['seq']} where {expected} is due"
-            )
-        fields.append(str(expected))
-        fields.extend(message[name] for name in SOURCE_MESSAGE_FIELDS)
-        count = expected
-    if not session_id or to_seq < 1 or count != to_seq:
-        raise ValueError(f"compact source holds {count} messages for to_seq {to_seq}")
-    return framed_digest(*fields)
-
-
-def contract_digest(
-    source: str,
-    projection_version: str,
-    policy_version: str,
-    profile: str,
-    generation_mode: str,
-    parent_summary_id: str,
-    generation_key: str,
-) -> str:
-    """`context_summaries.contract_digest` (the first argument is the node's source_digest)."""
-    return framed_digest(
-        CONTRACT_DOMAIN,
-        source,
-        projection_version,
-        policy_version,
-        profile,
-        generation_mode,
-        parent_summary_id,
-        generation_key,
-    )
-
-
-def manual_rebase_key(principal: str, request_id: str) -> str:
-    """The `generation_key` of a manual rebase compaction (Half-Pi's compact engine, not in the spec)."""
-    return framed_digest(MANUAL_REBASE_DOMAIN, principal, request_id)
-
-
 # internals ---------------------------------------------------------------------------------------------
 
 
-def _utf8(text: str | bytes) -> bytes:
+def utf8_bytes(text: str | bytes) -> bytes:
     if isinstance(text, bytes):
         return text
     try:

@@ -40,8 +40,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiCall
+from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiCall
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.builder import DEFAULT_START, RunBuilder
 from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode, Killed
 from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiCall

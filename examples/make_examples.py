@@ -6,8 +6,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiToolCall
+from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiToolCall
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,

@@ -10,8 +10,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiToolCall
+from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiToolCall
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.builder import RunBuilder
 from sessaudit.formats.rivumi.builder_parts import Crash, Killed
 from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiToolCall

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessaudit.cli import app
-from sessaudit.formats.half_pi.builder import StoreBuilder
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from tests.content_corpus import half_pi_store
 
 TIME = "2026-07-30 12:00:00"

@@ -124,7 +124,7 @@ def test_a_lone_events_file_without_companions_is_not_a_run(tmp_path: Path) -> N
 
 
 def test_a_half_pi_store_whose_schema_is_only_in_the_wal_is_recognised(tmp_path: Path) -> None:
-    from sessaudit.formats.half_pi.builder import StoreBuilder
+    from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 
     builder = StoreBuilder(tmp_path / "db" / "half-pi.db", seed=5)
     builder.session().user("hello")
@@ -136,7 +136,7 @@ def test_a_half_pi_store_whose_schema_is_only_in_the_wal_is_recognised(tmp_path:
 
 
 def test_a_named_wal_stands_for_its_store(tmp_path: Path) -> None:
-    from sessaudit.formats.half_pi.builder import StoreBuilder
+    from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 
     builder = StoreBuilder(tmp_path / "half-pi.db", seed=6)
     builder.session().user("hello")

@@ -51,7 +51,7 @@ def deny_listing(monkeypatch: pytest.MonkeyPatch, denied: Path) -> None:
 
 def wal_only_store(folder: Path) -> str:
     """A Half-Pi store whose schema is only in its -wal (never checkpointed)."""
-    from sessaudit.formats.half_pi.builder import StoreBuilder
+    from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 
     builder = StoreBuilder(folder / "half-pi.db", seed=5)
     builder.session().user("hello")
@@ -151,7 +151,7 @@ def test_a_store_whose_own_pages_hold_the_schema_is_recognised_without_its_wal(
 def test_a_walked_store_recognised_by_its_pages_whose_wal_cannot_be_copied_makes_the_audit_incomplete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sessaudit.formats.half_pi.builder import StoreBuilder
+    from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 
     builder = StoreBuilder(tmp_path / "half-pi.db", seed=5)
     builder.session().user("hello")

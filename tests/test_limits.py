@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from sessaudit.cli import FailOn, app, exit_code
 from sessaudit.discovery import discover
 from sessaudit.engine import AuditResult, audit
-from sessaudit.formats.half_pi.builder import StoreBuilder
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.interface import VerifyOptions
 from sessaudit.framing import LineReader
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES, Limits

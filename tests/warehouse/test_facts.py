@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from sessaudit.formats.half_pi.warehouse.extraction import TABLES
 from sessaudit.reporters.json import render_json
 from sessaudit.warehouse.extract import cutting
-from sessaudit.warehouse.half_pi import TABLES
 from tests.warehouse.conftest import Loaded, query
 
 

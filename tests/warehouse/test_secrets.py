@@ -7,8 +7,8 @@ from pathlib import Path
 
 import duckdb
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall
+from sessaudit.formats.half_pi.build.parts import ToolCall
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.warehouse.loader import LoadOptions, load_warehouse
 from sessaudit.warehouse.schema import SOURCE_TABLES, table_columns
 from tests.warehouse.conftest import inside

@@ -13,8 +13,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from sessaudit.limits import Limits
 from sessaudit.formats.tiny_agent import loading as extract
+from sessaudit.limits import Limits
 from sessaudit.warehouse import loader
 from sessaudit.warehouse.loader import LOADED, load_warehouse
 from tests.formats.tiny_agent.scenarios import LEGAL

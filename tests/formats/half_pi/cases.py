@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall
-from sessaudit.formats.half_pi.generation import GENERATIONS, Generation
+from sessaudit.formats.half_pi.build.parts import ToolCall
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.spec.schema_generations import GENERATIONS, Generation
 from tests.formats.half_pi.test_builder import crash_scenario
 from tests.formats.half_pi.test_checks_history import build_store
 from tests.formats.half_pi.test_checks_history_damage import DAMAGES, Damage

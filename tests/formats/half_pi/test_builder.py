@@ -14,21 +14,21 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_digests import SpecDigests
-from sessaudit.formats.half_pi.builder_parts import (
+from sessaudit.formats.half_pi.build.parts import (
     BackgroundStart,
     SourceMessage,
     ToolCall,
     go_json,
 )
-from sessaudit.formats.half_pi.builder_schema import schema_sql
-from sessaudit.formats.half_pi.builder_session import ToolResult
-from sessaudit.formats.half_pi.builder_wal import index_header_valid
-from sessaudit.formats.half_pi.generation import BY_FEATURE, Feature
-from sessaudit.formats.half_pi.snapshot import Snapshot, SnapshotOptions, open_snapshot
-from sessaudit.formats.half_pi.states import RUN_TERMINAL
-from sessaudit.formats.half_pi.storefiles import wal_info
+from sessaudit.formats.half_pi.build.schema_sql import schema_sql
+from sessaudit.formats.half_pi.build.sessions import ToolResult
+from sessaudit.formats.half_pi.build.spec_digests import SpecDigests
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.build.wal_salts import index_header_valid
+from sessaudit.formats.half_pi.read.snapshot import Snapshot, SnapshotOptions, open_snapshot
+from sessaudit.formats.half_pi.read.store_files import wal_info
+from sessaudit.formats.half_pi.spec.schema_generations import BY_FEATURE, Feature
+from sessaudit.formats.half_pi.spec.state_machines import RUN_TERMINAL
 
 UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 HEX16 = re.compile(r"[0-9a-f]{16}")

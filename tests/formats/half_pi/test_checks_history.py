@@ -9,11 +9,14 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall
-from sessaudit.formats.half_pi.builder_session import Session, ToolResult
-from sessaudit.formats.half_pi.checks_history import HISTORY_CODES, check_history, history_checks
-from sessaudit.formats.half_pi.generation import (
+from sessaudit.formats.half_pi.build.parts import ToolCall
+from sessaudit.formats.half_pi.build.sessions import Session, ToolResult
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.check.history import HISTORY_CODES, check_history, history_checks
+from sessaudit.formats.half_pi.check.sql_checks import Violation, run_checks
+from sessaudit.formats.half_pi.read.snapshot import SnapshotOptions, open_snapshot
+from sessaudit.formats.half_pi.rules.history import HISTORY_RULES
+from sessaudit.formats.half_pi.spec.schema_generations import (
     BY_FEATURE,
     GENERATIONS,
     HEAD,
@@ -21,9 +24,6 @@ from sessaudit.formats.half_pi.generation import (
     Generation,
     detect_generation,
 )
-from sessaudit.formats.half_pi.rules.history import HISTORY_RULES
-from sessaudit.formats.half_pi.snapshot import SnapshotOptions, open_snapshot
-from sessaudit.formats.half_pi.sqlchecks import Violation, run_checks
 from sessaudit.verdicts import Severity, Verdict
 
 # SQL fragments naming the scenario's rows (the "calc" chat is the first session, "web" the second)

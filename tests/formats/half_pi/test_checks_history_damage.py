@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sessaudit.formats.half_pi.builder_parts import ToolCall, tool_calls_json
-from sessaudit.formats.half_pi.checks_history import HISTORY_CODES
+from sessaudit.formats.half_pi.build.parts import ToolCall, tool_calls_json
+from sessaudit.formats.half_pi.check.history import HISTORY_CODES
 from tests.formats.half_pi.test_checks_history import (
     CHAT,
     WEB,

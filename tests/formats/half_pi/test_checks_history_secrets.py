@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.check.sql_checks import Violation
 from tests.formats.half_pi.test_checks_history import build_scenario, opened_violations
 
 TIME = "2026-07-30 12:00:00"

@@ -14,22 +14,28 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.half_pi import digests
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_digests import SpecDigests
-from sessaudit.formats.half_pi.builder_parts import BackgroundStart, ToolCall
-from sessaudit.formats.half_pi.checks_runs import (
+from sessaudit.formats.half_pi.build.parts import BackgroundStart, ToolCall
+from sessaudit.formats.half_pi.build.spec_digests import SpecDigests
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.check.runs import (
     PYTHON_REQUIREMENTS,
     check_runs,
     run_sql_checks,
     skipped_run_checks,
     step_problem,
 )
-from sessaudit.formats.half_pi.checks_runs_args import MIN_RAW_VALUE_CHARS, RawValue, find_raw_values
-from sessaudit.formats.half_pi.generation import BY_FEATURE, HEAD, Feature, Generation, detect_generation
+from sessaudit.formats.half_pi.check.runs_args import MIN_RAW_VALUE_CHARS, RawValue, find_raw_values
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.read.snapshot import SnapshotOptions, open_snapshot
 from sessaudit.formats.half_pi.rules.runs import RUNS_RULE_CODES, RUNS_RULES
-from sessaudit.formats.half_pi.snapshot import SnapshotOptions, open_snapshot
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.spec import approval_digests as digests
+from sessaudit.formats.half_pi.spec.schema_generations import (
+    BY_FEATURE,
+    HEAD,
+    Feature,
+    Generation,
+    detect_generation,
+)
 from sessaudit.verdicts import Severity, Verdict
 
 LOCAL_RAW = '{"command":"make test && ./run.sh < input.txt","timeout":1.50}'

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sessaudit.engine import audit
-from sessaudit.formats.half_pi.claims import parse_claims
+from sessaudit.formats.half_pi.claims.claims_file import parse_claims
 from sessaudit.formats.interface import VerifyOptions
 from sessaudit.model import Run
 

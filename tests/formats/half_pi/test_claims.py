@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from sessaudit.formats.half_pi.claims import (
+from sessaudit.formats.half_pi.claims.claims_file import (
     Claim,
     ClaimsFileError,
     claim_digest,

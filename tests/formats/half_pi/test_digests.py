@@ -7,32 +7,34 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.half_pi.digests import (
+from sessaudit.formats.half_pi.spec.approval_digests import (
     LOCAL_DIGEST_PATTERN,
     REMOTE_DIGEST_PATTERN,
     canonical_args,
     canonical_raw_args,
-    contract_digest,
     display_args_digest,
-    display_output_fields,
-    display_streams,
-    framed_digest,
     local_approval_digest,
     local_approval_digest_from_raw,
-    manual_rebase_key,
-    normalize_reason,
-    output_fields,
     remote_approval_digest,
     remote_approval_digest_from_use_hand,
     remote_approval_preimage,
+    text_digest,
+)
+from sessaudit.formats.half_pi.spec.compaction_digests import (
+    contract_digest,
+    display_output_fields,
+    display_streams,
+    framed_digest,
+    manual_rebase_key,
+    normalize_reason,
+    output_fields,
     source_digest,
     summary_digest,
-    text_digest,
     tool_projection,
     tool_projection_problem,
 )
-from sessaudit.formats.half_pi.gojson import GoJSONError
-from sessaudit.formats.half_pi.payloads import compact_event_payload, security_decision_payload
+from sessaudit.formats.half_pi.spec.gojson import GoJSONError
+from sessaudit.formats.half_pi.spec.outbox_payloads import compact_event_payload, security_decision_payload
 
 
 def sha(preimage: str | bytes) -> str:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_schema import DECLARATIONS, schema_sql
-from sessaudit.formats.half_pi.generation import (
+from sessaudit.formats.half_pi.build.schema_sql import DECLARATIONS, schema_sql
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.read.snapshot import Snapshot, SnapshotOptions, open_snapshot
+from sessaudit.formats.half_pi.spec.schema_generations import (
     BY_FEATURE,
     CATALOGUE,
     GENERATIONS,
@@ -22,7 +23,6 @@ from sessaudit.formats.half_pi.generation import (
     columns_at,
     detect_generation,
 )
-from sessaudit.formats.half_pi.snapshot import Snapshot, SnapshotOptions, open_snapshot
 
 
 def opened(path: str, tmp_path: Path) -> AbstractContextManager[Snapshot]:

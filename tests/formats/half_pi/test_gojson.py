@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sessaudit.formats.half_pi.gojson import (
+from sessaudit.formats.half_pi.spec.gojson import (
     GoJSONError,
     Number,
     Struct,

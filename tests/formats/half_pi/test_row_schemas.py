@@ -21,10 +21,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.checks_history_ids import SCOPES_SCHEMA, _scope_problems
-from sessaudit.formats.half_pi.checks_history_messages import TOOL_CALLS_SCHEMA, parse_tool_calls
-from sessaudit.formats.half_pi.checks_runs_audit import (
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.check.history_ids import SCOPES_SCHEMA, _scope_problems
+from sessaudit.formats.half_pi.check.history_messages import TOOL_CALLS_SCHEMA, parse_tool_calls
+from sessaudit.formats.half_pi.check.runs_audit import (
     DETAILS_SCHEMA,
     MAX_RISK_LABEL_BYTES,
     MAX_RISK_LABELS,
@@ -34,9 +34,9 @@ from sessaudit.formats.half_pi.checks_runs_audit import (
     plain_json,
     risk_labels_problem_of,
 )
-from sessaudit.formats.half_pi.gojson import GoJSONError, Number, decode
-from sessaudit.formats.half_pi.snapshot import SnapshotOptions, open_snapshot
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.read.snapshot import SnapshotOptions, open_snapshot
+from sessaudit.formats.half_pi.spec.gojson import GoJSONError, Number, decode
 from sessaudit.resources import load_schema
 from tests.formats.half_pi.cases import CASES
 from tests.formats.half_pi.test_checks_history import (

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall
-from sessaudit.formats.half_pi.snapshot import (
+from sessaudit.formats.half_pi.build.parts import ToolCall
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.read.snapshot import (
     ProblemKind,
     Snapshot,
     SnapshotFailure,
@@ -23,7 +23,7 @@ from sessaudit.formats.half_pi.snapshot import (
     open_snapshot,
     take_snapshot,
 )
-from sessaudit.formats.half_pi.storefiles import wal_info
+from sessaudit.formats.half_pi.read.store_files import wal_info
 
 
 def build_wal_store(path: Path, *, seed: int = 1) -> Path:

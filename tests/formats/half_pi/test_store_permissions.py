@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from sessaudit.engine import audit
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.storefiles import wide_modes
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.read.store_files import wide_modes
 from tests.formats.half_pi.test_builder import crash_scenario
 
 

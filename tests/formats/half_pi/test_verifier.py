@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from sessaudit.cli import app
 from sessaudit.engine import audit
-from sessaudit.formats.half_pi.builder import StoreBuilder
-from sessaudit.formats.half_pi.builder_parts import ToolCall
-from sessaudit.formats.half_pi.snapshot import SnapshotOptions
+from sessaudit.formats.half_pi.build.parts import ToolCall
+from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
+from sessaudit.formats.half_pi.read.snapshot import SnapshotOptions
 from sessaudit.formats.half_pi.verifier import verify_half_pi
 from sessaudit.formats.interface import VerifyOptions
 from sessaudit.reporters.json import render_json
@@ -245,7 +245,7 @@ def test_no_secret_appears_in_any_output(tmp_path: Path) -> None:
 
 
 def test_each_generation_verifies(tmp_path: Path) -> None:
-    from sessaudit.formats.half_pi.generation import GENERATIONS
+    from sessaudit.formats.half_pi.spec.schema_generations import GENERATIONS
 
     for generation in GENERATIONS:
         builder = StoreBuilder(tmp_path / generation.feature / "half-pi.db", seed=15, generation=generation)

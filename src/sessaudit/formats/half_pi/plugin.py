@@ -16,7 +16,7 @@ NAME: Final = "half-pi"
 
 
 def _claims(value: Any) -> Mapping[str, Any]:
-    from sessaudit.formats.half_pi.claims import ClaimsFileError, load_claims
+    from sessaudit.formats.half_pi.claims.claims_file import ClaimsFileError, load_claims
 
     try:
         return {"claims": tuple(load_claims(Path(value))), "claims_path": str(value)}
@@ -87,7 +87,7 @@ class HalfPi(FormatPlugin):
         ]
 
     def warehouse(self) -> Any:
-        from sessaudit.formats.half_pi.loading import extract_source
+        from sessaudit.formats.half_pi.warehouse.source import extract_source
         from sessaudit.warehouse.parts import WarehousePart
 
         return WarehousePart(extract_source, counts_messages=True)

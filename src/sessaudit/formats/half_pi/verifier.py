@@ -1,6 +1,6 @@
 """verify_half_pi: one Half-Pi Mind store → the engine's SourceOutcome (CONTRACT §4, §6).
 
-The store is never opened by SQLite in place: snapshot.py copies the database with its -wal and -shm into
+The store is never opened by SQLite in place: read/snapshot.py copies the database with its -wal and -shm into
 a private folder and opens the copy. On it: the schema generation (format_version), the invariants of
 spec §10 (SQL files and Python checks), runs and their open conditions, `native.startup_recovery`, seeds,
 the usage of compaction summaries, and `--claims`. Credential tables are only counted, never read.
@@ -13,16 +13,13 @@ import sqlite3
 from collections.abc import Callable
 from typing import Final
 
-from sessaudit.formats.half_pi.checks_history import check_history
-from sessaudit.formats.half_pi.checks_history_base import printable
-from sessaudit.formats.half_pi.checks_runs import check_runs
-from sessaudit.formats.half_pi.claimcheck import check_claims, claimed_arguments
-from sessaudit.formats.half_pi.generation import SchemaGeneration, detect_generation
-from sessaudit.formats.half_pi.recovery import OpenRun, recover
-from sessaudit.formats.half_pi.rows import SECRET_TABLES, StoreRows, count_rows, read_store
-from sessaudit.formats.half_pi.runtimes import stamp_times
-from sessaudit.formats.half_pi.seeding import half_pi_seed
-from sessaudit.formats.half_pi.snapshot import (
+from sessaudit.formats.half_pi.check.history import check_history
+from sessaudit.formats.half_pi.check.history_base import printable
+from sessaudit.formats.half_pi.check.runs import check_runs
+from sessaudit.formats.half_pi.check.sql_checks import Violation
+from sessaudit.formats.half_pi.claims.store_check import check_claims, claimed_arguments
+from sessaudit.formats.half_pi.read.rows import SECRET_TABLES, StoreRows, count_rows, read_store
+from sessaudit.formats.half_pi.read.snapshot import (
     SQLITE_READ_ERRORS,
     ProblemKind,
     Snapshot,
@@ -30,7 +27,10 @@ from sessaudit.formats.half_pi.snapshot import (
     SnapshotOptions,
     take_snapshot,
 )
-from sessaudit.formats.half_pi.sqlchecks import Violation
+from sessaudit.formats.half_pi.runs.last_written import stamp_times
+from sessaudit.formats.half_pi.runs.recovery import OpenRun, recover
+from sessaudit.formats.half_pi.runs.seeds import half_pi_seed
+from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration, detect_generation
 from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.limits import FILE_TOO_LARGE, size_text
 from sessaudit.model import Finding, SeedSource, Session, Usage

@@ -1,0 +1,1 @@
+"""`--claims`: the claims file and its check against one Half-Pi store."""

@@ -1,0 +1,1 @@
+"""A Half-Pi store snapshot as warehouse facts, usage ledger and tool calls."""

@@ -18,7 +18,7 @@ import sessaudit.formats.rivumi.reader
 from sessaudit.cli import app
 from sessaudit.engine import AuditResult
 from sessaudit.evidence import open_evidence
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
 from tests.fuzz_targets import check_audit
 from tests.sessions import clean_session, killed_during_deploy
 

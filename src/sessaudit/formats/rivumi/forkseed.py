@@ -4,7 +4,7 @@ This is the seed-only behaviour that CONTRACT §2 (`seed --native`) names: stdou
 JSON plus a newline, exit 0; a refusal is `error: <message>` plus a newline on stderr, exit 2; a crash
 (replay.py: bad UTF-8, a huge integer, deep nesting, unprintable output) is a traceback and exit 1. The
 create-fork behaviour of 5dc5dc4 and later (a new `fork-<32hex>` run with a random id and an absolute
-workspace path, see builder_fork.py) cannot be predicted byte for byte and is not modelled here.
+workspace path, see build/fork_run.py) cannot be predicted byte for byte and is not modelled here.
 
 Order of checks, as Rivumi's `fork_seed_jsonl`: the file is loaded (§5.1 errors), then the sequence is
 checked, then the whole log is normalised and reduced (so a duplicate, id drift or NUL anywhere fails), then

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sessaudit.formats.rivumi.builder import DEFAULT_START
+from sessaudit.formats.rivumi.build.run_builder import DEFAULT_START
 from sessaudit.formats.rivumi.encoding import FILE_MODE, dump_declared, format_datetime
 from sessaudit.formats.rivumi.eventtypes import ENVELOPE_KEYS
 from sessaudit.formats.rivumi.manifest_fields import (

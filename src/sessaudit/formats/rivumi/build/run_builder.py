@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from sessaudit.formats.rivumi.builder_parts import (
+from sessaudit.formats.rivumi.build.parts import (
     BuiltEvent,
     Crash,
     CrashMode,

@@ -40,7 +40,7 @@ FILE_VERIFIERS: dict[Format, FileVerifier] = {
 
 def verify_rivumi(path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
     """formats.rivumi.verifier's, imported when a Rivumi source is first verified (not at every start)."""
-    from sessaudit.formats.rivumi.verifier import verify_rivumi as verify
+    from sessaudit.formats.rivumi.verify.verifier import verify_rivumi as verify
 
     return verify(path, real_path, options)
 

@@ -21,9 +21,9 @@ from sessaudit.formats.rivumi.build.scenarios import (
     TORN_LAST_LINE,
     build_run,
 )
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.eventtypes import ENVELOPE_KEYS
-from sessaudit.formats.rivumi.manifest_fields import MANIFEST_FIELDS
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
+from sessaudit.formats.rivumi.spec.eventtypes import ENVELOPE_KEYS
+from sessaudit.formats.rivumi.spec.manifest_fields import MANIFEST_FIELDS
 
 HEX32 = re.compile(r"[0-9a-f]{32}")
 CREATED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")

@@ -22,10 +22,10 @@ from sessaudit.formats.rivumi.build.scenarios import (
     TORN_LAST_LINE,
     build_run,
 )
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.events import verify_events
-from sessaudit.formats.rivumi.manifest import check_lock, check_manifest, check_request
-from sessaudit.formats.rivumi.usage import cross_check_usage
+from sessaudit.formats.rivumi.read.events import verify_events
+from sessaudit.formats.rivumi.read.manifest import check_lock, check_manifest, check_request
+from sessaudit.formats.rivumi.read.usage import cross_check_usage
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 Document = dict[str, Any]
 

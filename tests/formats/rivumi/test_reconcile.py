@@ -22,10 +22,10 @@ from sessaudit.formats.rivumi.build.scenarios import (
     Script,
     build_run,
 )
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.reader import RunCheck, check_run_directory
-from sessaudit.formats.rivumi.reconcile import Reconciliation, reconcile
-from sessaudit.formats.rivumi.resume import native_resume
+from sessaudit.formats.rivumi.native.resume import native_resume
+from sessaudit.formats.rivumi.read.reader import RunCheck, check_run_directory
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
+from sessaudit.formats.rivumi.verify.reconcile import Reconciliation, reconcile
 from sessaudit.model import Recovery
 from sessaudit.rules import verdict_of
 from sessaudit.verdicts import Verdict, worst

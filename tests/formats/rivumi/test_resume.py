@@ -19,8 +19,8 @@ from sessaudit.formats.rivumi.build.scenarios import (
     TORN_LAST_LINE,
     build_run,
 )
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.resume import ResumeAnswer, native_resume
+from sessaudit.formats.rivumi.native.resume import ResumeAnswer, native_resume
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 NAMES = ("session.json", "request.json", "events.jsonl")
 SIDE_EFFECT = (

@@ -28,14 +28,14 @@ from sessaudit.formats.rivumi.build.parts import (
     ToolCall,
     UsageCounters,
 )
-from sessaudit.formats.rivumi.encoding import (
+from sessaudit.formats.rivumi.spec.encoding import (
     FILE_MODE,
     append_bytes,
     dump_sorted,
     format_datetime,
     write_atomic,
 )
-from sessaudit.formats.rivumi.manifest_fields import manifest_defaults, usage_record
+from sessaudit.formats.rivumi.spec.manifest_fields import manifest_defaults, usage_record
 
 DEFAULT_START: Final = datetime(2026, 11, 29, 20, 28, 9, 427347, tzinfo=UTC)
 TERMINAL_PHASES: Final = {"run.completed": "completed", "run.failed": "failed", "run.cancelled": "cancelled"}

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.rivumi.envelope import (
+from sessaudit.formats.rivumi.read.envelope import (
     envelope_type_problems,
     parse_datetime,
     pointer_token,
@@ -14,13 +14,13 @@ from sessaudit.formats.rivumi.envelope import (
     text_or_none,
     value_problem,
 )
-from sessaudit.formats.rivumi.eventtypes import (
+from sessaudit.formats.rivumi.read.ledger import LedgerPlace, UsageRow, usage_row
+from sessaudit.formats.rivumi.read.ordering import LoopOrder
+from sessaudit.formats.rivumi.spec.eventtypes import (
     DATA_KEYS,
     ENVELOPE_KEYS,
     REQUIRED_ENVELOPE_KEYS,
 )
-from sessaudit.formats.rivumi.ledger import LedgerPlace, UsageRow, usage_row
-from sessaudit.formats.rivumi.ordering import LoopOrder
 from sessaudit.framing import LineReader
 from sessaudit.limits import (
     DEFAULT_MAX_FINDINGS,

@@ -14,6 +14,7 @@ from typing import Any, Final
 from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
 from sessaudit.formats.interface import UNDECODED
+from sessaudit.formats.rivumi.warehouse.extract import extract_events
 from sessaudit.formats.tiny_agent.header import read_header
 from sessaudit.framing import Line, LineReader
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
@@ -23,7 +24,6 @@ from sessaudit.strictjson import LineProblem, decode_line
 from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.half_pi import extract_store
-from sessaudit.warehouse.rivumi import extract_events
 from sessaudit.warehouse.tiny_agent import V2Extractor, extract_v2, header_text
 from sessaudit.warehouse.tiny_agent_v1 import extract_v1
 

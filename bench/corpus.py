@@ -44,7 +44,8 @@ from sessaudit.formats.half_pi.builder import StoreBuilder
 from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiCall
 from sessaudit.formats.rivumi.build.parts import Crash, CrashMode, Killed
 from sessaudit.formats.rivumi.build.parts import ToolCall as RivumiCall
-from sessaudit.formats.rivumi.build.run_builder import DEFAULT_START, RunBuilder
+from sessaudit.formats.rivumi.build.run_builder import RunBuilder
+from sessaudit.formats.rivumi.build.writer import DEFAULT_START
 from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.builder_core import session_file_name
 

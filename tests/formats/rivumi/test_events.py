@@ -24,7 +24,8 @@ from sessaudit.formats.rivumi.build.scenarios import (
     Script,
     build_run,
 )
-from sessaudit.formats.rivumi.read.events import EventLog, verify_events
+from sessaudit.formats.rivumi.read.eventlog import EventLog
+from sessaudit.formats.rivumi.read.events import verify_events
 from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 from sessaudit.model import Usage
 from sessaudit.rules import verdict_of

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sessaudit.formats.rivumi.build.run_builder import DEFAULT_START
+from sessaudit.formats.rivumi.build.writer import DEFAULT_START
 from sessaudit.formats.rivumi.spec.encoding import FILE_MODE, dump_declared, format_datetime
 from sessaudit.formats.rivumi.spec.eventtypes import ENVELOPE_KEYS
 from sessaudit.formats.rivumi.spec.manifest_fields import (

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sessaudit.formats.rivumi.native.resume import ResumeAnswer
-from sessaudit.formats.rivumi.read.events import Event
+from sessaudit.formats.rivumi.read.eventlog import Event
 from sessaudit.formats.rivumi.seed.forkseed import native_fork_seed
 from sessaudit.model import ForkPoint, Recovery, Run, Seed, SeedContext, SeedSource
 

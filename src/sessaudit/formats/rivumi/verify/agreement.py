@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from sessaudit.formats.rivumi.native.replay import ReplayAnswer
 from sessaudit.formats.rivumi.native.resume import ResumeAnswer
-from sessaudit.formats.rivumi.read.events import Event, EventLog
+from sessaudit.formats.rivumi.read.eventlog import Event, EventLog
 from sessaudit.formats.rivumi.verify.reconcile import TERMINAL_EVENTS
 from sessaudit.model import Finding
 from sessaudit.rules import finding

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from sessaudit.formats.rivumi.read.events import Event, EventLog
+from sessaudit.formats.rivumi.read.eventlog import Event, EventLog
 from sessaudit.formats.rivumi.read.manifest import JsonArtifact
 from sessaudit.formats.rivumi.spec.manifest_fields import TERMINAL_PHASES
 from sessaudit.model import SEED_KIND, Condition, Finding, PendingEffect, Recovery, Run, RunState

@@ -16,7 +16,7 @@ from sessaudit.flocks import writer_active
 from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.formats.rivumi.native.replay import native_replay
 from sessaudit.formats.rivumi.native.resume import native_resume, resume_log_problem
-from sessaudit.formats.rivumi.read.events import Event
+from sessaudit.formats.rivumi.read.eventlog import Event
 from sessaudit.formats.rivumi.read.reader import RunCheck, check_run_directory
 from sessaudit.formats.rivumi.seed.seeding import RunRecords, rivumi_seed
 from sessaudit.formats.rivumi.verify.agreement import (

@@ -29,7 +29,7 @@ from pathlib import Path
 from sessaudit.engine import audit
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
 from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
 from sessaudit.warehouse.loader import load_warehouse

@@ -42,9 +42,10 @@ from typing import Final
 
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
-from sessaudit.formats.rivumi.builder import DEFAULT_START, RunBuilder
-from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode, Killed
-from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiCall
+from sessaudit.formats.rivumi.build.parts import Crash, CrashMode, Killed
+from sessaudit.formats.rivumi.build.parts import ToolCall as RivumiCall
+from sessaudit.formats.rivumi.build.run_builder import RunBuilder
+from sessaudit.formats.rivumi.build.writer import DEFAULT_START
 from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.builder_core import session_file_name
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiToolCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
-from sessaudit.formats.rivumi.scenarios import (
+from sessaudit.formats.rivumi.build.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,
     build_run,

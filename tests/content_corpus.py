@@ -12,9 +12,9 @@ from pathlib import Path
 
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiToolCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
-from sessaudit.formats.rivumi.builder import RunBuilder
-from sessaudit.formats.rivumi.builder_parts import Crash, Killed
-from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiToolCall
+from sessaudit.formats.rivumi.build.parts import Crash, Killed
+from sessaudit.formats.rivumi.build.parts import ToolCall as RivumiToolCall
+from sessaudit.formats.rivumi.build.run_builder import RunBuilder
 from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder
 from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
 

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessaudit.cli import app
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
 from sessaudit.formats.tiny_agent.builder import SessionBuilder
 from tests.formats.half_pi.cases import crash_image
 from tests.golden import tree_state

@@ -14,11 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 import sessaudit.engine
-import sessaudit.formats.rivumi.reader
+import sessaudit.formats.rivumi.read.reader
 from sessaudit.cli import app
 from sessaudit.engine import AuditResult
 from sessaudit.evidence import open_evidence
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
 from tests.fuzz_targets import check_audit
 from tests.sessions import clean_session, killed_during_deploy
 
@@ -204,7 +204,7 @@ def test_a_rivumi_log_grown_during_the_audit_is_verified_as_the_snapshot_at_open
     original = events.read_bytes()
     assert original == (pristine / "events.jsonl").read_bytes()
     expected = check_audit([str(pristine)])
-    hook_reads(monkeypatch, sessaudit.formats.rivumi.reader, events, _append(events, appended))
+    hook_reads(monkeypatch, sessaudit.formats.rivumi.read.reader, events, _append(events, appended))
     result = check_audit([str(live)])
     assert events.read_bytes() == original + appended, "the hook did not run"
     source = result.report.sources[0]
@@ -222,7 +222,7 @@ def test_a_rivumi_log_truncated_during_the_audit_is_reported_and_exits_3(
     run_dir = build_run(tmp_path, crash=KILLED_AFTER_TOOL_STARTED).run_dir
     events = run_dir / "events.jsonl"
     original = events.read_bytes()
-    hook_reads(monkeypatch, sessaudit.formats.rivumi.reader, events, _truncate(events))
+    hook_reads(monkeypatch, sessaudit.formats.rivumi.read.reader, events, _truncate(events))
     result = check_audit([str(run_dir)])
     changed = [item for item in result.report.findings if item.rule == "SA004"]
     assert [Path(item.location.path or "").name for item in changed] == ["events.jsonl"]

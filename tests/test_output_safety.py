@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from sessaudit.cli import app
-from sessaudit.formats.rivumi.builder import RunBuilder
-from sessaudit.formats.rivumi.builder_parts import Killed
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, Script
+from sessaudit.formats.rivumi.build.parts import Killed
+from sessaudit.formats.rivumi.build.run_builder import RunBuilder
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, Script
 from sessaudit.outputsafety import json_safe
 from sessaudit.reporters.console import safe
 from sessaudit.reporters.github import escape_data, escape_property

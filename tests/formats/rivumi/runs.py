@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sessaudit.formats.rivumi.encoding import dump_sorted
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 
 def manifest_of(run_dir: Path) -> dict[str, Any]:

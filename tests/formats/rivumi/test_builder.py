@@ -10,12 +10,9 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.builder_fork import build_fork_run
-from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.eventtypes import ENVELOPE_KEYS
-from sessaudit.formats.rivumi.manifest_fields import MANIFEST_FIELDS
-from sessaudit.formats.rivumi.scenarios import (
+from sessaudit.formats.rivumi.build.fork_run import build_fork_run
+from sessaudit.formats.rivumi.build.parts import Crash, CrashMode
+from sessaudit.formats.rivumi.build.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,
     MANIFEST_AHEAD_OVER_TOOL_STARTED,
@@ -24,6 +21,9 @@ from sessaudit.formats.rivumi.scenarios import (
     TORN_LAST_LINE,
     build_run,
 )
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
+from sessaudit.formats.rivumi.spec.eventtypes import ENVELOPE_KEYS
+from sessaudit.formats.rivumi.spec.manifest_fields import MANIFEST_FIELDS
 
 HEX32 = re.compile(r"[0-9a-f]{32}")
 CREATED_AT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")

@@ -20,6 +20,7 @@ def test_rivumi_rules_are_sa5xx_and_in_the_catalogue() -> None:
 
 
 def test_every_rivumi_rule_is_emitted_somewhere() -> None:
-    text = "".join(path.read_text(encoding="utf-8") for path in sorted(RIVUMI_SOURCE.glob("*.py")))
+    emitting = sorted(path for path in RIVUMI_SOURCE.rglob("*.py") if path.name != "rules.py")
+    text = "".join(path.read_text(encoding="utf-8") for path in emitting)
     unused = [entry.code for entry in RIVUMI_RULES if f'"{entry.code}"' not in text]
     assert unused == []

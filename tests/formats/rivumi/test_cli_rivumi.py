@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessaudit.cli import app
-from sessaudit.formats.rivumi.encoding import dump_sorted
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 from tests.formats.rivumi.cases import CASES
 from tests.golden import tree_state
 

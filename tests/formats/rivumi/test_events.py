@@ -11,12 +11,10 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.builder import RunBuilder
-from sessaudit.formats.rivumi.builder_fork import build_fork_run
-from sessaudit.formats.rivumi.builder_parts import Crash, ToolCall
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.events import EventLog, verify_events
-from sessaudit.formats.rivumi.scenarios import (
+from sessaudit.formats.rivumi.build.fork_run import build_fork_run
+from sessaudit.formats.rivumi.build.parts import Crash, ToolCall
+from sessaudit.formats.rivumi.build.run_builder import RunBuilder
+from sessaudit.formats.rivumi.build.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,
     MANIFEST_AHEAD_OVER_TOOL_STARTED,
@@ -26,6 +24,9 @@ from sessaudit.formats.rivumi.scenarios import (
     Script,
     build_run,
 )
+from sessaudit.formats.rivumi.read.eventlog import EventLog
+from sessaudit.formats.rivumi.read.events import verify_events
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 from sessaudit.model import Usage
 from sessaudit.rules import verdict_of
 from sessaudit.verdicts import Verdict

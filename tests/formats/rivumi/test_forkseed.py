@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.builder_fork import build_fork_run
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.forkseed import NativeSeed, native_fork_seed
-from sessaudit.formats.rivumi.replay import native_replay
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, TORN_LAST_LINE, build_run
+from sessaudit.formats.rivumi.build.fork_run import build_fork_run
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, TORN_LAST_LINE, build_run
+from sessaudit.formats.rivumi.native.replay import native_replay
+from sessaudit.formats.rivumi.seed.forkseed import NativeSeed, native_fork_seed
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 
 def line(record: dict[str, Any]) -> bytes:

@@ -13,7 +13,7 @@ import pytest
 from sessaudit import evidence
 from sessaudit.discovery import discover
 from sessaudit.engine import audit
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
 from sessaudit.verdicts import Verdict
 from tests.formats.names import Format
 

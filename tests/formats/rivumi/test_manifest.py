@@ -11,12 +11,9 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.builder_fork import build_fork_run
-from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.events import verify_events
-from sessaudit.formats.rivumi.manifest import check_lock, check_manifest, check_request
-from sessaudit.formats.rivumi.scenarios import (
+from sessaudit.formats.rivumi.build.fork_run import build_fork_run
+from sessaudit.formats.rivumi.build.parts import Crash, CrashMode
+from sessaudit.formats.rivumi.build.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,
     MANIFEST_AHEAD_OVER_TOOL_STARTED,
@@ -25,7 +22,10 @@ from sessaudit.formats.rivumi.scenarios import (
     TORN_LAST_LINE,
     build_run,
 )
-from sessaudit.formats.rivumi.usage import cross_check_usage
+from sessaudit.formats.rivumi.read.events import verify_events
+from sessaudit.formats.rivumi.read.manifest import check_lock, check_manifest, check_request
+from sessaudit.formats.rivumi.read.usage import cross_check_usage
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 Document = dict[str, Any]
 

@@ -17,11 +17,15 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.forkseed import directory_fork_seed, native_fork_seed
-from sessaudit.formats.rivumi.replay import native_replay
-from sessaudit.formats.rivumi.resume import ResumeAnswer, native_resume
-from sessaudit.formats.rivumi.scenarios import MANIFEST_AHEAD_OVER_TOOL_STARTED, PENDING_APPROVAL, build_run
+from sessaudit.formats.rivumi.build.scenarios import (
+    MANIFEST_AHEAD_OVER_TOOL_STARTED,
+    PENDING_APPROVAL,
+    build_run,
+)
+from sessaudit.formats.rivumi.native.replay import native_replay
+from sessaudit.formats.rivumi.native.resume import ResumeAnswer, native_resume
+from sessaudit.formats.rivumi.seed.forkseed import directory_fork_seed, native_fork_seed
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 from tests.formats.rivumi.runs import edit_event, edit_lines, manifest_of, set_manifest
 
 INVALID_EVENT = "events.jsonl contains an invalid event"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sessaudit.formats.rivumi.builder_fork import build_fork_run
-from sessaudit.formats.rivumi.reader import check_run_directory
-from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, TORN_LAST_LINE, build_run
+from sessaudit.formats.rivumi.build.fork_run import build_fork_run
+from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, TORN_LAST_LINE, build_run
+from sessaudit.formats.rivumi.read.reader import check_run_directory
 from tests.golden import tree_state
 
 

@@ -9,14 +9,10 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.builder import RunBuilder
-from sessaudit.formats.rivumi.builder_fork import build_fork_run
-from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode, ToolCall
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.reader import RunCheck, check_run_directory
-from sessaudit.formats.rivumi.reconcile import Reconciliation, reconcile
-from sessaudit.formats.rivumi.resume import native_resume
-from sessaudit.formats.rivumi.scenarios import (
+from sessaudit.formats.rivumi.build.fork_run import build_fork_run
+from sessaudit.formats.rivumi.build.parts import Crash, CrashMode, ToolCall
+from sessaudit.formats.rivumi.build.run_builder import RunBuilder
+from sessaudit.formats.rivumi.build.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,
     MANIFEST_AHEAD_OVER_TOOL_STARTED,
@@ -26,6 +22,10 @@ from sessaudit.formats.rivumi.scenarios import (
     Script,
     build_run,
 )
+from sessaudit.formats.rivumi.native.resume import native_resume
+from sessaudit.formats.rivumi.read.reader import RunCheck, check_run_directory
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
+from sessaudit.formats.rivumi.verify.reconcile import Reconciliation, reconcile
 from sessaudit.model import Recovery
 from sessaudit.rules import verdict_of
 from sessaudit.verdicts import Verdict, worst

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.replay import native_replay
-from sessaudit.formats.rivumi.scenarios import build_run
+from sessaudit.formats.rivumi.build.scenarios import build_run
+from sessaudit.formats.rivumi.native.replay import native_replay
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 
 def line(record: dict[str, Any]) -> bytes:

@@ -9,11 +9,9 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.builder_fork import build_fork_run
-from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.resume import ResumeAnswer, native_resume
-from sessaudit.formats.rivumi.scenarios import (
+from sessaudit.formats.rivumi.build.fork_run import build_fork_run
+from sessaudit.formats.rivumi.build.parts import Crash, CrashMode
+from sessaudit.formats.rivumi.build.scenarios import (
     KILLED_AFTER_TOOL_STARTED,
     MANIFEST_AHEAD_AT_TERMINAL,
     MANIFEST_AHEAD_OVER_TOOL_STARTED,
@@ -21,6 +19,8 @@ from sessaudit.formats.rivumi.scenarios import (
     TORN_LAST_LINE,
     build_run,
 )
+from sessaudit.formats.rivumi.native.resume import ResumeAnswer, native_resume
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 NAMES = ("session.json", "request.json", "events.jsonl")
 SIDE_EFFECT = (

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.rivumi.resume import native_resume
-from sessaudit.formats.rivumi.scenarios import PENDING_APPROVAL, build_run
+from sessaudit.formats.rivumi.build.scenarios import PENDING_APPROVAL, build_run
+from sessaudit.formats.rivumi.native.resume import native_resume
 from tests.formats.rivumi.runs import set_manifest
 
 

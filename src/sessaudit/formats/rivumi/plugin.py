@@ -14,7 +14,7 @@ NAME: Final = "rivumi"
 
 
 def _native_seed(path: str, run: str | None, sequence: int | None) -> int:
-    from sessaudit.formats.rivumi.nativeseed import native_seed
+    from sessaudit.formats.rivumi.seed.native_output import native_seed
 
     return native_seed(path, run, sequence)
 
@@ -54,18 +54,18 @@ class Rivumi(FormatPlugin):
         return rivumi_run_directory(real_path)
 
     def verify_path(self, path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
-        from sessaudit.formats.rivumi.verifier import verify_rivumi
+        from sessaudit.formats.rivumi.verify.verifier import verify_rivumi
 
         return verify_rivumi(path, real_path, options)
 
     def warehouse(self) -> Any:
-        from sessaudit.formats.rivumi.loading import extract_source
+        from sessaudit.formats.rivumi.warehouse.source import extract_source
         from sessaudit.warehouse.parts import WarehousePart
 
         return WarehousePart(extract_source)
 
     def describe_native(self, native: dict[str, Any]) -> list[str]:
-        from sessaudit.formats.rivumi.words import describe_resume
+        from sessaudit.formats.rivumi.native.words import describe_resume
 
         return describe_resume(native)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sessaudit.formats.rivumi.envelope import short
+from sessaudit.formats.rivumi.read.envelope import short
 
 TOKEN_KEYS: Final = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens")
 

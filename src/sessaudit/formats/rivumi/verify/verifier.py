@@ -1,10 +1,10 @@
 """verify_rivumi: one Rivumi run directory → the engine's SourceOutcome (CONTRACT §4, §6).
 
-Read once, read-only (reader.py), then: reconciliation and open state (reconcile.py), Rivumi's own two
-answers (resume.py, replay.py) and where they part (agreement.py), the open-work findings shared with
-the other formats (SA301–SA303), and a seed per open run (seeding.py). Which findings belong to the
-session (the run's records: events and reconciliation) and which to the source (manifest, request, lock,
-temp files, workspace, live writer) follows CONTRACT §4's verdict rules.
+Read once, read-only (read/reader.py), then: reconciliation and open state (reconcile.py), Rivumi's own
+two answers (native/resume.py, native/replay.py) and where they part (agreement.py), the open-work findings
+shared with the other formats (SA301–SA303), and a seed per open run (seed/seeding.py). Which findings
+belong to the session (the run's records: events and reconciliation) and which to the source (manifest,
+request, lock, temp files, workspace, live writer) follows CONTRACT §4's verdict rules.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from typing import Any, Final
 
 from sessaudit.flocks import writer_active
 from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
-from sessaudit.formats.rivumi.agreement import (
+from sessaudit.formats.rivumi.native.replay import native_replay
+from sessaudit.formats.rivumi.native.resume import native_resume, resume_log_problem
+from sessaudit.formats.rivumi.read.eventlog import Event
+from sessaudit.formats.rivumi.read.reader import RunCheck, check_run_directory
+from sessaudit.formats.rivumi.seed.seeding import RunRecords, rivumi_seed
+from sessaudit.formats.rivumi.verify.agreement import (
     readers_disagreement,
     resume_context_findings,
     terminal_disagreement,
 )
-from sessaudit.formats.rivumi.events import Event
-from sessaudit.formats.rivumi.reader import RunCheck, check_run_directory
-from sessaudit.formats.rivumi.reconcile import Reconciliation, reconcile
-from sessaudit.formats.rivumi.replay import native_replay
-from sessaudit.formats.rivumi.resume import native_resume, resume_log_problem
-from sessaudit.formats.rivumi.seeding import RunRecords, rivumi_seed
+from sessaudit.formats.rivumi.verify.reconcile import Reconciliation, reconcile
 from sessaudit.model import Finding, Location, SeedSource, Session, Usage
 from sessaudit.rules import finding, verdict_of
 from sessaudit.times import iso_from_text

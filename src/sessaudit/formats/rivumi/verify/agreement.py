@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from typing import Any, Final
 
-from sessaudit.formats.rivumi.events import Event, EventLog
-from sessaudit.formats.rivumi.reconcile import TERMINAL_EVENTS
-from sessaudit.formats.rivumi.replay import ReplayAnswer
-from sessaudit.formats.rivumi.resume import ResumeAnswer
+from sessaudit.formats.rivumi.native.replay import ReplayAnswer
+from sessaudit.formats.rivumi.native.resume import ResumeAnswer
+from sessaudit.formats.rivumi.read.eventlog import Event, EventLog
+from sessaudit.formats.rivumi.verify.reconcile import TERMINAL_EVENTS
 from sessaudit.model import Finding
 from sessaudit.rules import finding
 

@@ -15,8 +15,8 @@ def native_seed(path: str, run: str | None, sequence: int | None) -> int:
     """Rivumi prints to a UTF-8 stdout whose error handler comes from the locale, like ours (strict, or
     surrogateescape in a C/POSIX/C.UTF-8 locale), so ours decides whether a lone surrogate is printable.
     Where Rivumi would crash (a traceback, exit 1), one line names the crash and the exit status is 1."""
-    from sessaudit.formats.rivumi.forkseed import directory_fork_seed
-    from sessaudit.formats.rivumi.runs import NativeSeedUnavailable, choose_rivumi_run
+    from sessaudit.formats.rivumi.seed.forkseed import directory_fork_seed
+    from sessaudit.formats.rivumi.seed.runs import NativeSeedUnavailable, choose_rivumi_run
 
     try:
         chosen = choose_rivumi_run(path, run)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from sessaudit.formats.rivumi.builder import RunBuilder
-from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode, Killed, TokenCounts, ToolCall
+from sessaudit.formats.rivumi.build.parts import Crash, CrashMode, Killed, TokenCounts, ToolCall
+from sessaudit.formats.rivumi.build.run_builder import RunBuilder
 
 
 @dataclass(slots=True)

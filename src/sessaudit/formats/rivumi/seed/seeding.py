@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sessaudit.formats.rivumi.events import Event
-from sessaudit.formats.rivumi.forkseed import native_fork_seed
-from sessaudit.formats.rivumi.resume import ResumeAnswer
+from sessaudit.formats.rivumi.native.resume import ResumeAnswer
+from sessaudit.formats.rivumi.read.eventlog import Event
+from sessaudit.formats.rivumi.seed.forkseed import native_fork_seed
 from sessaudit.model import ForkPoint, Recovery, Run, Seed, SeedContext, SeedSource
 
 EVENT_ID: Final = {"$assign": "uuid4-hex"}

@@ -9,10 +9,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sessaudit.formats.rivumi.builder import DEFAULT_START
-from sessaudit.formats.rivumi.encoding import FILE_MODE, dump_declared, format_datetime
-from sessaudit.formats.rivumi.eventtypes import ENVELOPE_KEYS
-from sessaudit.formats.rivumi.manifest_fields import (
+from sessaudit.formats.rivumi.build.writer import DEFAULT_START
+from sessaudit.formats.rivumi.spec.encoding import FILE_MODE, dump_declared, format_datetime
+from sessaudit.formats.rivumi.spec.eventtypes import ENVELOPE_KEYS
+from sessaudit.formats.rivumi.spec.manifest_fields import (
     LIMITS_FIELDS,
     MANIFEST_FIELDS,
     TASK_CONTRACT_FIELDS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sessaudit.formats.rivumi.events import EventLog
+from sessaudit.formats.rivumi.read.eventlog import EventLog
 from sessaudit.model import Finding
 from sessaudit.rules import finding
 

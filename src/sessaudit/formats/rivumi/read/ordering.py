@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sessaudit.formats.rivumi.eventtypes import TERMINAL_EVENT_TYPES
+from sessaudit.formats.rivumi.spec.eventtypes import TERMINAL_EVENT_TYPES
 
 Complaint = tuple[str, dict[str, Any]]
 ALLOWED = frozenset({"allow_once", "allow_session"})

@@ -32,9 +32,9 @@ from typing import Any, Final
 from pydantic import ValidationError
 from pydantic_core import to_jsonable_python
 
-from sessaudit.formats.rivumi.manifest import RESUME_SIZE_LIMIT
-from sessaudit.formats.rivumi.models import RunEvent, SessionManifest, TaskContract
-from sessaudit.formats.rivumi.replay import CRASH_PREFIX, RivumiCrash, python_json
+from sessaudit.formats.rivumi.native.models import RunEvent, SessionManifest, TaskContract
+from sessaudit.formats.rivumi.native.replay import CRASH_PREFIX, RivumiCrash, python_json
+from sessaudit.formats.rivumi.read.manifest import RESUME_SIZE_LIMIT
 
 SIDE_EFFECT_TYPES: Final = frozenset({"tool.started", "verification.started"})
 _ARTIFACTS: Final = ("session.json", "request.json", "events.jsonl")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sessaudit.formats.rivumi.eventtypes import (
+from sessaudit.formats.rivumi.spec.eventtypes import (
     APPROVAL_EVENT_TYPES,
     BOOLEAN_KEYS,
     COUNT_KEYS,

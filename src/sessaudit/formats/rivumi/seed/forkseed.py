@@ -2,9 +2,9 @@
 
 This is the seed-only behaviour that CONTRACT §2 (`seed --native`) names: stdout is the seed's sorted compact
 JSON plus a newline, exit 0; a refusal is `error: <message>` plus a newline on stderr, exit 2; a crash
-(replay.py: bad UTF-8, a huge integer, deep nesting, unprintable output) is a traceback and exit 1. The
-create-fork behaviour of 5dc5dc4 and later (a new `fork-<32hex>` run with a random id and an absolute
-workspace path, see builder_fork.py) cannot be predicted byte for byte and is not modelled here.
+(native/replay.py: bad UTF-8, a huge integer, deep nesting, unprintable output) is a traceback and exit 1.
+The create-fork behaviour of 5dc5dc4 and later (a new `fork-<32hex>` run with a random id and an absolute
+workspace path, see build/fork_run.py) cannot be predicted byte for byte and is not modelled here.
 
 Order of checks, as Rivumi's `fork_seed_jsonl`: the file is loaded (§5.1 errors), then the sequence is
 checked, then the whole log is normalised and reduced (so a duplicate, id drift or NUL anywhere fails), then
@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sessaudit.evidence import NotRegularFile, open_evidence, read_chunks
-from sessaudit.formats.rivumi.encoding import dump_sorted
-from sessaudit.formats.rivumi.replay import (
+from sessaudit.formats.rivumi.native.replay import (
     CRASH_PREFIX,
     CRASH_STATUS,
     ReplayError,
@@ -32,6 +31,7 @@ from sessaudit.formats.rivumi.replay import (
     printable,
     reduce_events,
 )
+from sessaudit.formats.rivumi.spec.encoding import dump_sorted
 
 REFUSAL_STATUS: Final = 2
 UNREADABLE_STATUS: Final = 3  # CONTRACT §3: the evidence could not be read, so no answer is known
@@ -42,7 +42,7 @@ class NativeSeed:
     """Rivumi's answer: `text` (exact stdout, trailing LF included) and `value` (parsed), or a refusal.
 
     On a refusal `message` is Rivumi's ReplayValidationError text, `stderr` what the CLI prints, and
-    `exit_status` 2; on success `exit_status` is 0. When Rivumi crashes instead (see replay.py), `crash`
+    `exit_status` 2; on success `exit_status` is 0. When Rivumi crashes instead (native/replay.py), `crash`
     names the exception, `message` is "Rivumi crashes: <name>: <detail>", `stderr` the last line of its
     traceback (the only predictable part) and `exit_status` 1. When sessaudit cannot read events.jsonl
     (a link it will not follow, a FIFO), `message` says so and `exit_status` is 3: no answer is known.

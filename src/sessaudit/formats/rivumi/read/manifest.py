@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from jsonschema import ValidationError  # type: ignore[import-untyped]
 
-from sessaudit.formats.rivumi.manifest_fields import TERMINAL_PHASES
+from sessaudit.formats.rivumi.spec.manifest_fields import TERMINAL_PHASES
 from sessaudit.model import Finding
 from sessaudit.resources import schema_validator
 from sessaudit.rules import finding

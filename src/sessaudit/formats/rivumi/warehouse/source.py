@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
+from sessaudit.formats.rivumi.warehouse.extract import extract_events
 from sessaudit.model import Finding, Source
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.extract import cut_line, read_verified
-from sessaudit.warehouse.rivumi import extract_events
 
 
 def extract_source(

@@ -9,8 +9,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from sessaudit.formats.rivumi.envelope import text_or_none
-from sessaudit.formats.rivumi.events import Event, verify_events
+from sessaudit.formats.rivumi.read.envelope import text_or_none
+from sessaudit.formats.rivumi.read.eventlog import Event
+from sessaudit.formats.rivumi.read.events import verify_events
 from sessaudit.warehouse.drafts import (
     FAILED,
     NOT_EXECUTED,

@@ -1,6 +1,6 @@
 """Resume reconciliation (spec §4) and the run's open state (CONTRACT §4, §4.1), from verified files.
 
-Pure: it reads only the EventLog and the manifest artifact that `reader.check_run_directory` produced.
+Pure: it reads only the EventLog and the manifest artifact that `read.reader.check_run_directory` produced.
 Decisions where the spec or contract leave room:
 - The manifest/log sequence comparison follows Rivumi's resume (the last event in file order); the open
   state follows CONTRACT §4.1 (the last event by sequence).
@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from sessaudit.formats.rivumi.events import Event, EventLog
-from sessaudit.formats.rivumi.manifest import JsonArtifact
-from sessaudit.formats.rivumi.manifest_fields import TERMINAL_PHASES
+from sessaudit.formats.rivumi.read.eventlog import Event, EventLog
+from sessaudit.formats.rivumi.read.manifest import JsonArtifact
+from sessaudit.formats.rivumi.spec.manifest_fields import TERMINAL_PHASES
 from sessaudit.model import SEED_KIND, Condition, Finding, PendingEffect, Recovery, Run, RunState
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst

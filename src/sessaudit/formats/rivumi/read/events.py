@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.rivumi.envelope import (
+from sessaudit.formats.rivumi.read.envelope import (
     envelope_type_problems,
     parse_datetime,
     pointer_token,
@@ -14,13 +13,14 @@ from sessaudit.formats.rivumi.envelope import (
     text_or_none,
     value_problem,
 )
-from sessaudit.formats.rivumi.eventtypes import (
+from sessaudit.formats.rivumi.read.eventlog import Event, EventLog
+from sessaudit.formats.rivumi.read.ledger import LedgerPlace, usage_row
+from sessaudit.formats.rivumi.read.ordering import LoopOrder
+from sessaudit.formats.rivumi.spec.eventtypes import (
     DATA_KEYS,
     ENVELOPE_KEYS,
     REQUIRED_ENVELOPE_KEYS,
 )
-from sessaudit.formats.rivumi.ledger import LedgerPlace, UsageRow, usage_row
-from sessaudit.formats.rivumi.ordering import LoopOrder
 from sessaudit.framing import LineReader
 from sessaudit.limits import (
     DEFAULT_MAX_FINDINGS,
@@ -30,7 +30,6 @@ from sessaudit.limits import (
     line_too_long_message,
     too_many_findings_message,
 )
-from sessaudit.model import Finding, Usage
 from sessaudit.rules import finding
 from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, decode_line
 
@@ -39,55 +38,6 @@ CANONICAL_CREATED_AT: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6
 # Python's `str.splitlines`, which Rivumi's resume reader uses (spec §4.1).
 RESUME_LINE_BREAKS: Final = (b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
 _BLANK_BYTES: Final = b" \t\r\n\f\v"
-
-
-@dataclass(slots=True)
-class Event:
-    """A committed event that decoded to an object (its envelope may still be faulty)."""
-
-    line: int
-    byte_offset: int
-    sequence: int | None
-    event_type: str | None
-    data: dict[str, Any]
-    record: dict[str, Any]
-    terminated: bool = True
-
-
-@dataclass(slots=True)
-class EventLog:
-    """What verify_events found: the events, findings in file order, the ledger and the framing facts."""
-
-    path: str
-    events: list[Event] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    usage_rows: list[UsageRow] = field(default_factory=list)
-    bytes_read: int = 0
-    sha256: str = ""
-    line_count: int = 0
-    torn_tail_bytes: int = 0  # bytes after the last LF that are not a complete event
-    torn_tail_offset: int | None = None
-    missing_final_newline: bool = False
-    run_id: str | None = None
-    task_id: str | None = None
-
-    @property
-    def last_sequence(self) -> int | None:
-        """The last event's sequence in file order (what Rivumi's resume compares with the manifest)."""
-        for event in reversed(self.events):
-            if event.sequence is not None:
-                return event.sequence
-        return None
-
-    @property
-    def usage(self) -> Usage:
-        rows = self.usage_rows
-        return Usage.of(
-            input=sum(row.input for row in rows),
-            output=sum(row.output for row in rows),
-            cache_read=sum(row.cache_read for row in rows),
-            cache_write=0,
-        )
 
 
 def verify_events(

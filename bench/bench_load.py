@@ -30,8 +30,8 @@ from sessaudit.engine import audit
 from sessaudit.formats.half_pi.builder import StoreBuilder
 from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiCall
 from sessaudit.formats.rivumi.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder, TokenUsage
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.builders.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.builders.session import Call, Configuration, SessionBuilder, TokenUsage
 from sessaudit.warehouse.loader import load_warehouse
 
 CONFIGURATION = Configuration(tools=("read", "edit", "bash"))

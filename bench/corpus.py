@@ -45,8 +45,8 @@ from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiCall
 from sessaudit.formats.rivumi.builder import DEFAULT_START, RunBuilder
 from sessaudit.formats.rivumi.builder_parts import Crash, CrashMode, Killed
 from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiCall
-from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
-from sessaudit.formats.tiny_agent.builder_core import session_file_name
+from sessaudit.formats.tiny_agent.builders.machinery import session_file_name
+from sessaudit.formats.tiny_agent.builders.session import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 
 # "tiny-agent-dense": tiny-agent sessions with short contents (the most state per byte)
 FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi")

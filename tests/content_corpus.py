@@ -15,8 +15,8 @@ from sessaudit.formats.half_pi.builder_parts import ToolCall as HalfPiToolCall
 from sessaudit.formats.rivumi.builder import RunBuilder
 from sessaudit.formats.rivumi.builder_parts import Crash, Killed
 from sessaudit.formats.rivumi.builder_parts import ToolCall as RivumiToolCall
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.builders.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.builders.session import Call, Configuration, SessionBuilder
 
 SESSIONS = Path("tiny-agent/.tiny-agent/sessions")
 

@@ -15,9 +15,9 @@ from sessaudit.cli import app
 from sessaudit.current import CurrentSource, parse_current
 from sessaudit.engine import audit
 from sessaudit.formats.interface import VerifyOptions
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
-from sessaudit.formats.tiny_agent.builder_parts import Configuration
+from sessaudit.formats.tiny_agent.builders.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.builders.parts import Configuration
+from sessaudit.formats.tiny_agent.builders.session import Call, SessionBuilder
 from sessaudit.formats.tiny_agent.digests import sha256_digest
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Seed

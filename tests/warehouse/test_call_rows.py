@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.builders.session import Call, SessionBuilder
 from sessaudit.framing import Line
 from sessaudit.warehouse.drafts import FAILED, SUCCEEDED, UNKNOWN, Extraction
 from sessaudit.warehouse.loader import load_warehouse

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sessaudit.formats.tiny_agent.builder import (
+from sessaudit.formats.tiny_agent.builders.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.builders.machinery import iso_instant
+from sessaudit.formats.tiny_agent.builders.session import (
     DELETE,
     SYNTHETIC_TEXTS,
     Call,
@@ -18,8 +20,6 @@ from sessaudit.formats.tiny_agent.builder import (
     SessionBuilder,
     session_file,
 )
-from sessaudit.formats.tiny_agent.builder_core import iso_instant
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
 from sessaudit.formats.tiny_agent.digests import uuid7_millis
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.verdicts import Verdict

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from sessaudit.formats.interface import SourceOutcome
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.builders.session import Call, SessionBuilder
 from sessaudit.formats.tiny_agent.digests import sha256_digest
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.verdicts import Verdict

@@ -7,7 +7,7 @@ import io
 import json
 
 from sessaudit.formats.interface import DEFAULT_OPTIONS
-from sessaudit.formats.tiny_agent.builder import SessionBuilder
+from sessaudit.formats.tiny_agent.builders.session import SessionBuilder
 from sessaudit.formats.tiny_agent.planner import plan_recovery
 from sessaudit.formats.tiny_agent.verifier import _Verification
 

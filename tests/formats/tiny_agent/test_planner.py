@@ -14,9 +14,9 @@ from jsonschema import Draft202012Validator
 
 from sessaudit.current import CurrentConfiguration, CurrentTool
 from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder
-from sessaudit.formats.tiny_agent.builder_core import dump_json
-from sessaudit.formats.tiny_agent.builder_parts import default_replay
+from sessaudit.formats.tiny_agent.builders.machinery import dump_json
+from sessaudit.formats.tiny_agent.builders.parts import default_replay
+from sessaudit.formats.tiny_agent.builders.session import Call, Configuration, SessionBuilder
 from sessaudit.formats.tiny_agent.digests import sha256_digest
 from sessaudit.formats.tiny_agent.planner import (
     CONFIGURATION_UNCHANGED,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sessaudit.formats.tiny_agent.builder_base import SessionWriter
-from sessaudit.formats.tiny_agent.builder_core import JsonObject, choose_delay, dump_json
-from sessaudit.formats.tiny_agent.builder_parts import (
+from sessaudit.formats.tiny_agent.builders.machinery import JsonObject, choose_delay, dump_json
+from sessaudit.formats.tiny_agent.builders.parts import (
     AUTO,
     PLANNER_FAILURE,
     Answer,
@@ -21,6 +20,7 @@ from sessaudit.formats.tiny_agent.builder_parts import (
     UsageChoice,
     place_calls,
 )
+from sessaudit.formats.tiny_agent.builders.writer import SessionWriter
 
 
 class RunWriter(SessionWriter):

@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO, Final, Literal
 
-from sessaudit.formats.tiny_agent.builder_core import (
+from sessaudit.formats.tiny_agent.builders.machinery import (
     IdFactory,
     JsonObject,
     LineSink,
@@ -16,7 +16,7 @@ from sessaudit.formats.tiny_agent.builder_core import (
     iso_instant,
     session_file_name,
 )
-from sessaudit.formats.tiny_agent.builder_parts import (
+from sessaudit.formats.tiny_agent.builders.parts import (
     SYNTHETIC_TEXTS,
     Call,
     PlacedCall,

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.tiny_agent.builder_core import (
+from sessaudit.formats.tiny_agent.builders.machinery import (
     IdFactory,
     JsonObject,
     KeyOrder,
@@ -25,7 +25,7 @@ from sessaudit.formats.tiny_agent.builder_core import (
     merge_overrides,
     session_file_name,
 )
-from sessaudit.formats.tiny_agent.builder_parts import (
+from sessaudit.formats.tiny_agent.builders.parts import (
     AUTO,
     Answer,
     Configuration,

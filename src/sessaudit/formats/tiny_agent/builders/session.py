@@ -8,8 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from sessaudit.formats.tiny_agent.builder_base import DEFAULT_CREATED_AT
-from sessaudit.formats.tiny_agent.builder_core import (
+from sessaudit.formats.tiny_agent.builders.machinery import (
     DELETE,
     JsonObject,
     KeyOrder,
@@ -17,7 +16,7 @@ from sessaudit.formats.tiny_agent.builder_core import (
     dump_json,
     session_file_name,
 )
-from sessaudit.formats.tiny_agent.builder_parts import (
+from sessaudit.formats.tiny_agent.builders.parts import (
     AUTO,
     SYNTHETIC_TEXTS,
     Answer,
@@ -34,7 +33,8 @@ from sessaudit.formats.tiny_agent.builder_parts import (
     default_replay,
     estimate_tokens,
 )
-from sessaudit.formats.tiny_agent.builder_runs import RunWriter
+from sessaudit.formats.tiny_agent.builders.runs import RunWriter
+from sessaudit.formats.tiny_agent.builders.writer import DEFAULT_CREATED_AT
 
 __all__ = [
     "DEFAULT_CREATED_AT",

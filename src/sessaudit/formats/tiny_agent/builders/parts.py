@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from sessaudit.formats.tiny_agent.builder_core import JsonObject, dump_json
+from sessaudit.formats.tiny_agent.builders.machinery import JsonObject, dump_json
 from sessaudit.formats.tiny_agent.digests import sha256_digest
 
 StopReason = Literal["stop", "toolUse", "length"]

@@ -18,7 +18,7 @@ from sessaudit.current import (
     parse_current,
 )
 from sessaudit.formats.tiny_agent.builders.session import Configuration
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.resources import load_schema
 from tests.shared import conformance_dir
 

@@ -18,7 +18,7 @@ from sessaudit.formats.interface import VerifyOptions
 from sessaudit.formats.tiny_agent.builders.legacy_v1 import LegacySessionBuilder
 from sessaudit.formats.tiny_agent.builders.parts import Configuration
 from sessaudit.formats.tiny_agent.builders.session import Call, SessionBuilder
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Seed
 from sessaudit.resources import load_schema

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.resources import schema_validator
 from sessaudit.userfiles import UserFileError, pointer_token, read_json_file, schema_problems
 

@@ -19,7 +19,7 @@ from sessaudit.formats.interface import (
     VerifyOptions,
     source_sha256,
 )
-from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
+from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent_file
 from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
 from sessaudit.model import FileEvidence, Finding, Report, Settings, Source, Summary, Tool
 from sessaudit.parallel import ordered_map

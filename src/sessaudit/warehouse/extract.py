@@ -14,7 +14,9 @@ from typing import Any, Final
 from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
 from sessaudit.formats.interface import UNDECODED
-from sessaudit.formats.tiny_agent.header import read_header
+from sessaudit.formats.tiny_agent.check.header import read_header
+from sessaudit.formats.tiny_agent.warehouse.v1 import extract_v1
+from sessaudit.formats.tiny_agent.warehouse.v2 import V2Extractor, extract_v2, header_text
 from sessaudit.framing import Line, LineReader
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
 from sessaudit.model import Finding, Source
@@ -24,8 +26,6 @@ from sessaudit.verdicts import Verdict
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.half_pi import extract_store
 from sessaudit.warehouse.rivumi import extract_events
-from sessaudit.warehouse.tiny_agent import V2Extractor, extract_v2, header_text
-from sessaudit.warehouse.tiny_agent_v1 import extract_v1
 
 # A record at or after a finding with one of these effects is not verified history (CONTRACT §4 verdicts).
 CUTTING: Final = frozenset({Verdict.CORRUPT, Verdict.UNREADABLE, Verdict.UNSUPPORTED})

@@ -20,7 +20,7 @@ from sessaudit.formats.tiny_agent.builders.session import (
     SessionBuilder,
     session_file,
 )
-from sessaudit.formats.tiny_agent.digests import uuid7_millis
+from sessaudit.formats.tiny_agent.read.digests import uuid7_millis
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.verdicts import Verdict
 from tests.formats.tiny_agent.damaged import DAMAGED

@@ -8,7 +8,7 @@ from typing import Any
 
 from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.builders.session import Call, SessionBuilder
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.verdicts import Verdict
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from sessaudit.formats.tiny_agent.builders.machinery import JsonObject, dump_json
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 
 StopReason = Literal["stop", "toolUse", "length"]
 Replay = Literal["safe", "never"]

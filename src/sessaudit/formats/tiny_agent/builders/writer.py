@@ -34,7 +34,7 @@ from sessaudit.formats.tiny_agent.builders.parts import (
     UsageChoice,
     estimate_tokens,
 )
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 
 DEFAULT_CREATED_AT: Final = 1787410800000  # 2026-08-22T15:00:00.000Z, the spec's §17 example
 BYTE_ORDER_MARK: Final = b"\xef\xbb\xbf"

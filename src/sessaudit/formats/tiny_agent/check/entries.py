@@ -5,10 +5,23 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Final
 
-from sessaudit.formats.tiny_agent import checks
-from sessaudit.formats.tiny_agent.compaction import apply_compaction
-from sessaudit.formats.tiny_agent.messages import Message, canonical_message, parse_message
-from sessaudit.formats.tiny_agent.shapes import (
+from sessaudit.formats.tiny_agent.check import notes
+from sessaudit.formats.tiny_agent.check.compaction import apply_compaction
+from sessaudit.formats.tiny_agent.check.state import (
+    ASSISTANT,
+    FACT,
+    RESERVED_IDENTITY,
+    RESERVED_TOOL_RESULT,
+    STARTED,
+    SYNTHETIC,
+    TOOL,
+    UNTOUCHED,
+    USER,
+    Answer,
+    Place,
+)
+from sessaudit.formats.tiny_agent.read.messages import Message, canonical_message, parse_message
+from sessaudit.formats.tiny_agent.read.shapes import (
     DUPLICATE_ID,
     INVALID_FACT,
     INVALID_REFERENCE,
@@ -26,22 +39,9 @@ from sessaudit.formats.tiny_agent.shapes import (
     short_id,
     show,
 )
-from sessaudit.formats.tiny_agent.state import (
-    ASSISTANT,
-    FACT,
-    RESERVED_IDENTITY,
-    RESERVED_TOOL_RESULT,
-    STARTED,
-    SYNTHETIC,
-    TOOL,
-    UNTOUCHED,
-    USER,
-    Answer,
-    Place,
-)
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer import Reducer
 
 ENTRY_FACT_KEYS: Final = frozenset(("kind", "seq", "id", "timestamp", "entry"))
 USER_ENTRY_KEYS: Final = frozenset(("type", "message"))
@@ -235,8 +235,8 @@ def _apply_tool_result(
     operation = r.operations[intent.operation]
     journal.set(operation, "pending", operation.pending - 1)
     r.namespace[fact_id] = FACT  # the reservation is consumed
-    checks.coerced(r, place, "/entry/result/type", result_type)
-    checks.result_after_finish(r, operation, intent, place)
+    notes.coerced(r, place, "/entry/result/type", result_type)
+    notes.result_after_finish(r, operation, intent, place)
     return intent.result_slot
 
 
@@ -325,5 +325,5 @@ def _apply_pre_execution(
     r.journal.put(answer.states, index, SYNTHETIC)
     if type(entry["toolIndex"]) is float:
         r.observations.add("SA111", place, "/entry/toolIndex", "toolIndex is written as a float", {})
-    checks.synthetic_reason(r, answer, index, reason, place)
-    checks.coerced(r, place, "/entry/result/reason", result["reason"])
+    notes.synthetic_reason(r, answer, index, reason, place)
+    notes.coerced(r, place, "/entry/result/reason", result["reason"])

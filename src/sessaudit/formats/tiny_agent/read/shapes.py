@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any, Final
 
-from sessaudit.formats.tiny_agent.digests import MAX_SAFE_INTEGER, UUID7_PATTERN
+from sessaudit.formats.tiny_agent.read.digests import MAX_SAFE_INTEGER, UUID7_PATTERN
 
 INVALID_FACT: Final = "INVALID_FACT"
 INVALID_REFERENCE: Final = "INVALID_REFERENCE"

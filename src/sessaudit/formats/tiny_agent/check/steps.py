@@ -5,10 +5,20 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Final
 
-from sessaudit.formats.tiny_agent import checks
-from sessaudit.formats.tiny_agent.digests import DIGEST_PATTERN
-from sessaudit.formats.tiny_agent.messages import parse_configuration
-from sessaudit.formats.tiny_agent.shapes import (
+from sessaudit.formats.tiny_agent.check import notes
+from sessaudit.formats.tiny_agent.check.state import (
+    RESERVED_IDENTITY,
+    RESERVED_TOOL_RESULT,
+    STARTED,
+    UNTOUCHED,
+    Attempt,
+    Operation,
+    Place,
+    ToolIntent,
+)
+from sessaudit.formats.tiny_agent.read.digests import DIGEST_PATTERN
+from sessaudit.formats.tiny_agent.read.messages import parse_configuration
+from sessaudit.formats.tiny_agent.read.shapes import (
     DUPLICATE_ID,
     INVALID_FACT,
     INVALID_REFERENCE,
@@ -23,19 +33,9 @@ from sessaudit.formats.tiny_agent.shapes import (
     short_id,
     show,
 )
-from sessaudit.formats.tiny_agent.state import (
-    RESERVED_IDENTITY,
-    RESERVED_TOOL_RESULT,
-    STARTED,
-    UNTOUCHED,
-    Attempt,
-    Operation,
-    Place,
-    ToolIntent,
-)
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer import Reducer
 
 STEP_ATTEMPT_KEYS: Final = frozenset(
     (
@@ -178,11 +178,11 @@ def step_attempt(r: Reducer, record: dict[str, Any], place: Place) -> None:
             evidence={"expected": digest, "found": declared},
         )
     snapshot = record["configurationSnapshot"]
-    checks.coerced(r, place, "/record/configurationDigest", record["configurationDigest"])
+    notes.coerced(r, place, "/record/configurationDigest", record["configurationDigest"])
     for name in ("systemPromptDigest", "outputOptionsDigest"):
-        checks.coerced(r, place, f"/record/configurationSnapshot/{name}", snapshot[name])
+        notes.coerced(r, place, f"/record/configurationSnapshot/{name}", snapshot[name])
     for index, tool in enumerate(snapshot["tools"]):
-        checks.coerced(
+        notes.coerced(
             r,
             place,
             f"/record/configurationSnapshot/tools/{index}/definitionDigest",
@@ -208,7 +208,7 @@ def step_attempt(r: Reducer, record: dict[str, Any], place: Place) -> None:
                 f"(previous stopReason {active.stop_reason}, {operation.pending} pending)",
             )
         if active is not None:
-            checks.untouched_before_step(r, operation, place)
+            notes.untouched_before_step(r, operation, place)
     else:
         if (
             first is None
@@ -361,7 +361,7 @@ def tool_started(r: Reducer, record: dict[str, Any], fact_id: str, place: Place)
         place,
     )
     journal = r.journal
-    checks.tool_started(r, operation, answer, intent, record, place)
+    notes.tool_started(r, operation, answer, intent, record, place)
     journal.put(answer.states, index, STARTED)
     journal.append(operation.intents, intent)
     journal.set(operation, "pending", operation.pending + 1)

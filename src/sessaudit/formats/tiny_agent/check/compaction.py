@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
-from sessaudit.formats.tiny_agent import checks
-from sessaudit.formats.tiny_agent.messages import Message, canonical_message, parse_message
-from sessaudit.formats.tiny_agent.shapes import (
+from sessaudit.formats.tiny_agent.check import notes
+from sessaudit.formats.tiny_agent.check.state import COMPACTION, FACT, RESERVED_COMPACTION_RESULT, Place
+from sessaudit.formats.tiny_agent.check.steps import lookup_operation
+from sessaudit.formats.tiny_agent.read.messages import Message, canonical_message, parse_message
+from sessaudit.formats.tiny_agent.read.shapes import (
     INVALID_FACT,
     INVALID_REFERENCE,
     INVALID_TRANSCRIPT,
@@ -19,14 +21,12 @@ from sessaudit.formats.tiny_agent.shapes import (
     short_id,
     show,
 )
-from sessaudit.formats.tiny_agent.state import COMPACTION, FACT, RESERVED_COMPACTION_RESULT, Place
-from sessaudit.formats.tiny_agent.steps import lookup_operation
 from sessaudit.framing import LineReader
 from sessaudit.limits import REREAD_LINE_BYTES
 from sessaudit.strictjson import LineProblem, decode_line
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer import Reducer
 
 COMPACTION_ENTRY_KEYS: Final = frozenset(
     ("type", "operationId", "summary", "compactedThroughEntryId", "retainedTail")
@@ -150,7 +150,7 @@ def apply_compaction(
     journal.set(operation, "compaction_attempt", step)
     r.namespace[fact_id] = FACT
     journal.set(r, "active_boundary", operation.input_through)
-    checks.compaction_partition(r, operation, through, [r.entry_ids[ordinal] for ordinal in expected], place)
+    notes.compaction_partition(r, operation, through, [r.entry_ids[ordinal] for ordinal in expected], place)
     return r.add_entry(fact_id, COMPACTION, place)
 
 

@@ -11,11 +11,20 @@ from array import array
 from collections.abc import Callable
 from typing import Any, Final
 
-from sessaudit.formats.tiny_agent import checks, entries, records
-from sessaudit.formats.tiny_agent.checks import Observations
-from sessaudit.formats.tiny_agent.digests import MAX_SAFE_INTEGER, UUID7_PATTERN
-from sessaudit.formats.tiny_agent.messages import Message
-from sessaudit.formats.tiny_agent.shapes import (
+from sessaudit.formats.tiny_agent.check import entries, notes, records
+from sessaudit.formats.tiny_agent.check.notes import Observations
+from sessaudit.formats.tiny_agent.check.state import (
+    FACT,
+    RESERVED_IDENTITY,
+    Attempt,
+    Journal,
+    Operation,
+    Place,
+    ToolIntent,
+)
+from sessaudit.formats.tiny_agent.read.digests import MAX_SAFE_INTEGER, UUID7_PATTERN
+from sessaudit.formats.tiny_agent.read.messages import Message
+from sessaudit.formats.tiny_agent.read.shapes import (
     DUPLICATE_ID,
     INVALID_FACT,
     INVALID_REFERENCE,
@@ -31,15 +40,6 @@ from sessaudit.formats.tiny_agent.shapes import (
     require_object,
     short_id,
     show,
-)
-from sessaudit.formats.tiny_agent.state import (
-    FACT,
-    RESERVED_IDENTITY,
-    Attempt,
-    Journal,
-    Operation,
-    Place,
-    ToolIntent,
 )
 
 USAGE_FACT_KEYS: Final = frozenset(
@@ -220,7 +220,7 @@ class Reducer:
         namespace[fact_id] = ordinal
         self.next_seq = seq + 1
         self.fact_timestamp = timestamp
-        checks.envelope(self, fact, fact_id, timestamp, place)
+        notes.envelope(self, fact, fact_id, timestamp, place)
 
     # --- usage facts (§10) --------------------------------------------------------------------
     def apply_usage(self, fact: dict[str, Any], place: Place) -> None:
@@ -284,7 +284,7 @@ class Reducer:
                 )
             updated[name] = totals[name] + amount
         self.journal.set(self, "usage", updated)
-        checks.usage(self, counters, attempt, place)
+        notes.usage(self, counters, attempt, place)
 
     # --- the transcript (§12.3), incrementally ----------------------------------------------
     def transcript_message(self, message: Message, place: Place, pointer: str) -> None:

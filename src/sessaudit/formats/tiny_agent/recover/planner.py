@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 from sessaudit.current import CurrentConfiguration
-from sessaudit.formats.tiny_agent.shapes import SYNTHETIC_TEXTS
-from sessaudit.formats.tiny_agent.state import STARTED, UNTOUCHED, Answer, Operation, ToolIntent
+from sessaudit.formats.tiny_agent.check.state import STARTED, UNTOUCHED, Answer, Operation, ToolIntent
+from sessaudit.formats.tiny_agent.read.shapes import SYNTHETIC_TEXTS
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer import Reducer
 
 CONFIGURATION_UNCHANGED: Final = "configuration unchanged"
 REPLAY_POLICY_UNKNOWN: Final = "replay policy of calls that never started is not recorded"

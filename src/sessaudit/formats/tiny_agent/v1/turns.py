@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessaudit.formats.tiny_agent.legacy_v1_lines import (
+from sessaudit.formats.tiny_agent.v1.lines import (
     ABORTED,
     ABORTED_BEFORE_EXECUTION,
     TRUNCATED,
@@ -18,7 +18,7 @@ from sessaudit.formats.tiny_agent.legacy_v1_lines import (
     UserMessage,
     json_text,
 )
-from sessaudit.formats.tiny_agent.legacy_v1_recovery import Note, Settler, Turn, calls_text
+from sessaudit.formats.tiny_agent.v1.recovery import Note, Settler, Turn, calls_text
 from sessaudit.framing import Line
 from sessaudit.model import Run
 

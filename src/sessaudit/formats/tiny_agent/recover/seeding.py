@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from sessaudit.formats.tiny_agent.state import Operation
+from sessaudit.formats.tiny_agent.check.state import Operation
 from sessaudit.framing import LineReader
 from sessaudit.limits import REREAD_LINE_BYTES
 from sessaudit.strictjson import LineProblem, decode_line

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from sessaudit.formats.interface import FileRead, SourceOutcome
-from sessaudit.formats.tiny_agent.legacy_v1_lines import (
+from sessaudit.formats.tiny_agent.v1.lines import (
     HEADER,
     MAX_SAFE_INTEGER,
     AssistantMessage,
@@ -16,9 +16,9 @@ from sessaudit.formats.tiny_agent.legacy_v1_lines import (
     read_header,
     read_line,
 )
-from sessaudit.formats.tiny_agent.legacy_v1_recovery import Note
-from sessaudit.formats.tiny_agent.legacy_v1_seed import v1_context, v1_seed
-from sessaudit.formats.tiny_agent.legacy_v1_turns import Turns
+from sessaudit.formats.tiny_agent.v1.recovery import Note
+from sessaudit.formats.tiny_agent.v1.seed import v1_context, v1_seed
+from sessaudit.formats.tiny_agent.v1.turns import Turns
 from sessaudit.framing import BYTE_ORDER_MARK, Line, LineReader
 from sessaudit.limits import (
     DEFAULT_LIMITS,

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Final
 
-from sessaudit.formats.tiny_agent.shapes import js_string, short_id, show
-from sessaudit.formats.tiny_agent.state import UNTOUCHED, Answer, Attempt, Operation, Place, ToolIntent
+from sessaudit.formats.tiny_agent.check.state import UNTOUCHED, Answer, Attempt, Operation, Place, ToolIntent
+from sessaudit.formats.tiny_agent.read.shapes import js_string, short_id, show
 from sessaudit.model import Finding
 from sessaudit.rules import finding
 from sessaudit.strictjson import LineProblem, loads_strict
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer import Reducer
 
 # At most this many findings of one rule per session are listed; one more finding counts the rest.
 CAP: Final = 10

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sessaudit.formats.tiny_agent.checks import parsed_arguments
-from sessaudit.formats.tiny_agent.planner import CONFIGURATION_UNCHANGED, REPLAY_POLICY_UNKNOWN
-from sessaudit.formats.tiny_agent.shapes import short_id, show
-from sessaudit.formats.tiny_agent.state import UNTOUCHED, Operation, ToolIntent
+from sessaudit.formats.tiny_agent.check.notes import parsed_arguments
+from sessaudit.formats.tiny_agent.check.state import UNTOUCHED, Operation, ToolIntent
+from sessaudit.formats.tiny_agent.read.shapes import short_id, show
+from sessaudit.formats.tiny_agent.recover.planner import CONFIGURATION_UNCHANGED, REPLAY_POLICY_UNKNOWN
 from sessaudit.model import (
     SEED_KIND,
     Condition,
@@ -22,7 +22,7 @@ from sessaudit.rules import finding
 from sessaudit.times import iso_from_epoch_ms
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer import Reducer
 
 RUN_STATES: dict[str, RunState] = {"completed": "completed", "aborted": "aborted", "failed": "failed"}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from sessaudit.formats.tiny_agent.checks import Observation
-from sessaudit.formats.tiny_agent.digests import is_uuid7, uuid7_millis
-from sessaudit.formats.tiny_agent.shapes import (
+from sessaudit.formats.tiny_agent.check.notes import Observation
+from sessaudit.formats.tiny_agent.read.digests import is_uuid7, uuid7_millis
+from sessaudit.formats.tiny_agent.read.shapes import (
     MISSING,
     Violation,
     is_safe_integer,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sessaudit.formats.tiny_agent.legacy_v1_lines import ABORTED_BEFORE_EXECUTION, Call, json_text
+from sessaudit.formats.tiny_agent.v1.lines import ABORTED_BEFORE_EXECUTION, Call, json_text
 from sessaudit.model import SEED_KIND, Condition, PendingEffect, Recovery, Run, RunState, order_conditions
 from sessaudit.strictjson import LineProblem, loads_strict
 from sessaudit.times import iso_from_epoch_ms

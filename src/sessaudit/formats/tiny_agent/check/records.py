@@ -5,9 +5,18 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, Final
 
-from sessaudit.formats.tiny_agent import checks, steps
-from sessaudit.formats.tiny_agent.digests import DIGEST_PATTERN
-from sessaudit.formats.tiny_agent.shapes import (
+from sessaudit.formats.tiny_agent.check import notes, steps
+from sessaudit.formats.tiny_agent.check.state import (
+    COMPACTION,
+    RESERVED_COMPACTION_RESULT,
+    RESERVED_IDENTITY,
+    USER,
+    Operation,
+    Place,
+)
+from sessaudit.formats.tiny_agent.check.steps import lookup_operation, reserve
+from sessaudit.formats.tiny_agent.read.digests import DIGEST_PATTERN
+from sessaudit.formats.tiny_agent.read.shapes import (
     INVALID_FACT,
     INVALID_REFERENCE,
     INVALID_TRANSCRIPT,
@@ -21,18 +30,9 @@ from sessaudit.formats.tiny_agent.shapes import (
     short_id,
     show,
 )
-from sessaudit.formats.tiny_agent.state import (
-    COMPACTION,
-    RESERVED_COMPACTION_RESULT,
-    RESERVED_IDENTITY,
-    USER,
-    Operation,
-    Place,
-)
-from sessaudit.formats.tiny_agent.steps import lookup_operation, reserve
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer import Reducer
 
 RECORD_FACT_KEYS: Final = frozenset(("kind", "seq", "id", "timestamp", "record"))
 RUN_STARTED_KEYS: Final = frozenset(("type", "operationId", "operationKind", "inputEntryId"))
@@ -120,7 +120,7 @@ def _run_started(r: Reducer, record: dict[str, Any], place: Place) -> None:
             evidence={"inputEntryId": record["inputEntryId"]},
         )
     input_id = r.entry_ids[ordinal]  # the state's own copy of the id (equal), kept by what follows
-    checks.input_entry(r, input_id, place)
+    notes.input_entry(r, input_id, place)
     _open_operation(r, Operation(operation_id, "run", input_id, None, place))
 
 
@@ -188,7 +188,7 @@ def _compaction_started(r: Reducer, record: dict[str, Any], place: Place) -> Non
             rule="SA211",
             evidence={"expected": actual, "found": declared},
         )
-    checks.coerced(r, place, "/record/sourceDigest", record["sourceDigest"])
+    notes.coerced(r, place, "/record/sourceDigest", record["sourceDigest"])
     operation = Operation(operation_id, "compaction", through, result_id, place)
     operation.partition = (partition[len(compacted) - 1], tuple(partition[len(compacted) :]))
     _open_operation(r, operation)
@@ -263,7 +263,7 @@ def _abort_requested(r: Reducer, record: dict[str, Any], place: Place) -> None:
             else "the operation is not the current one",
         )
     r.journal.set(operation, "abort_requested", True)
-    checks.abort_record(r, operation, record, place)
+    notes.abort_record(r, operation, record, place)
 
 
 def _operation_finished(r: Reducer, record: dict[str, Any], place: Place) -> None:
@@ -327,7 +327,7 @@ def _operation_finished(r: Reducer, record: dict[str, Any], place: Place) -> Non
         raise Violation(
             INVALID_FACT, "/record/error", f"error appears only on failed operations, not {outcome}"
         )
-    checks.operation_finished(r, operation, record, place)
+    notes.operation_finished(r, operation, record, place)
     journal = r.journal
     journal.set(operation, "finished", True)
     journal.set(operation, "outcome", outcome)

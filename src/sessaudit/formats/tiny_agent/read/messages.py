@@ -9,8 +9,8 @@ from typing import Any, Final
 
 import orjson
 
-from sessaudit.formats.tiny_agent.digests import DIGEST_PATTERN
-from sessaudit.formats.tiny_agent.shapes import (
+from sessaudit.formats.tiny_agent.read.digests import DIGEST_PATTERN
+from sessaudit.formats.tiny_agent.read.shapes import (
     INVALID_FACT,
     INVALID_TRANSCRIPT,
     MISSING,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from sessaudit.formats.tiny_agent.messages import Call
+from sessaudit.formats.tiny_agent.read.messages import Call
 
 # Namespace tags (spec §6): a fact id maps to its entry ordinal (≥ 0) or FACT; reservations are negative.
 # Ids are kept as the decoder's own str objects: no copies, no message bodies.

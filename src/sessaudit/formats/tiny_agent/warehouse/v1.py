@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sessaudit.formats.tiny_agent.legacy_v1_lines import (
+from sessaudit.formats.tiny_agent.v1.lines import (
     ABORTED,
     ABORTED_BEFORE_EXECUTION,
     TRUNCATED,
@@ -21,6 +21,7 @@ from sessaudit.formats.tiny_agent.legacy_v1_lines import (
     UserMessage,
     read_line,
 )
+from sessaudit.formats.tiny_agent.warehouse.v2 import verified_header
 from sessaudit.framing import Line
 from sessaudit.warehouse.drafts import (
     FAILED,
@@ -34,7 +35,6 @@ from sessaudit.warehouse.drafts import (
     arguments_json,
 )
 from sessaudit.warehouse.rows import FactRow, LedgerRow, micros_from_text, raw_json, text
-from sessaudit.warehouse.tiny_agent import verified_header
 
 
 @dataclass(slots=True)

@@ -26,7 +26,7 @@ from sessaudit.limits import REREAD_LINE_BYTES
 from sessaudit.strictjson import LineProblem, decode_line
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.check.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer_state import ReducerState
 
 COMPACTION_ENTRY_KEYS: Final = frozenset(
     ("type", "operationId", "summary", "compactedThroughEntryId", "retainedTail")
@@ -42,7 +42,7 @@ def source_item(entry_id: str, message: dict[str, Any], first: bool) -> bytes:
 
 
 def apply_compaction(
-    r: Reducer, fact: dict[str, Any], entry: dict[str, Any], fact_id: str, place: Place
+    r: ReducerState, fact: dict[str, Any], entry: dict[str, Any], fact_id: str, place: Place
 ) -> int:
     """§8.6: the compaction entry at the provisioned result id, in the reducer's check order."""
     if r.namespace.get(fact_id, 0) != RESERVED_COMPACTION_RESULT:
@@ -157,7 +157,7 @@ def apply_compaction(
 class _Sources:
     """Source messages of a retained tail, re-read from the evidence (bodies are never kept in memory)."""
 
-    def __init__(self, r: Reducer) -> None:
+    def __init__(self, r: ReducerState) -> None:
         self.r = r
         self.offset = -1
         self.value: Any = None

@@ -41,7 +41,7 @@ from sessaudit.formats.tiny_agent.read.shapes import (
 )
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.check.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer_state import ReducerState
 
 ENTRY_FACT_KEYS: Final = frozenset(("kind", "seq", "id", "timestamp", "entry"))
 USER_ENTRY_KEYS: Final = frozenset(("type", "message"))
@@ -55,7 +55,7 @@ PRE_EXECUTION_REASONS: Final = ("invalidArguments", "unknownTool", "truncated", 
 STOP_REASONS: Final = ("stop", "toolUse", "length")
 
 
-def apply_entry(r: Reducer, fact: dict[str, Any], fact_id: str, place: Place) -> int:
+def apply_entry(r: ReducerState, fact: dict[str, Any], fact_id: str, place: Place) -> int:
     """Apply an entry fact; return its entry ordinal (the namespace value of its id)."""
     if not ENTRY_FACT_KEYS.issuperset(fact):
         require_exact(fact, ENTRY_FACT_KEYS, INVALID_FACT, "", "entry fact")
@@ -109,7 +109,7 @@ def _reserved_collision(fact: dict[str, Any]) -> Violation:
 
 
 def _apply_assistant(
-    r: Reducer, fact: dict[str, Any], entry: dict[str, Any], message: Message, fact_id: str, place: Place
+    r: ReducerState, fact: dict[str, Any], entry: dict[str, Any], message: Message, fact_id: str, place: Place
 ) -> Answer:
     """§8.2: an assistant entry settles the open attempt of the current run."""
     if r.namespace.get(fact_id, 0) <= RESERVED_IDENTITY:
@@ -169,7 +169,7 @@ def _apply_assistant(
 
 
 def _apply_tool_result(
-    r: Reducer, fact: dict[str, Any], entry: dict[str, Any], message: Message, fact_id: str, place: Place
+    r: ReducerState, fact: dict[str, Any], entry: dict[str, Any], message: Message, fact_id: str, place: Place
 ) -> str | None:
     """§8.3 (a started result at its provisioned id) and §8.4 (a pre-execution synthetic). A started
     result answers the provisioned id as its tool intent holds it (equal to `fact_id`)."""
@@ -268,7 +268,7 @@ def _check_synthetic_text(reason: str, message: Message, pointer: str) -> None:
 
 
 def _apply_pre_execution(
-    r: Reducer,
+    r: ReducerState,
     entry: dict[str, Any],
     result: dict[str, Any],
     message: Message,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from sessaudit.formats.tiny_agent.check.notes import Observation
+from sessaudit.formats.tiny_agent.check.observations import Observation
 from sessaudit.formats.tiny_agent.read.digests import is_uuid7, uuid7_millis
 from sessaudit.formats.tiny_agent.read.shapes import (
     MISSING,

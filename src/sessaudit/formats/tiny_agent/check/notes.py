@@ -3,109 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from sessaudit.formats.tiny_agent.check.state import UNTOUCHED, Answer, Attempt, Operation, Place, ToolIntent
 from sessaudit.formats.tiny_agent.read.shapes import js_string, short_id, show
-from sessaudit.model import Finding
-from sessaudit.rules import finding
 from sessaudit.strictjson import LineProblem, loads_strict
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.check.reducer import Reducer
-
-# At most this many findings of one rule per session are listed; one more finding counts the rest.
-CAP: Final = 10
-# Rules reported once per session, with a count and the first occurrence.
-AGGREGATED: Final = frozenset(("SA401",))
-
-Observation = tuple[str, int, int, int | None, str, str, dict[str, Any]]
-
-
-class Observations:
-    """Findings on accepted facts: buffered per transaction (a rejected one leaves none), then capped."""
-
-    def __init__(self, path: str, session_id: str | None) -> None:
-        self.path = path
-        self.session_id = session_id
-        self.buffer: list[Observation] = []
-        self.kept: list[Observation] = []
-        self.counts: dict[str, int] = {}
-        self.first_dropped: dict[str, Observation] = {}
-
-    def add(self, code: str, place: Place, pointer: str, message: str, evidence: dict[str, Any]) -> None:
-        self.buffer.append(
-            (code, place.line, place.offset, place.seq or None, place.prefix + pointer, message, evidence)
-        )
-
-    def add_now(self, item: Observation) -> None:
-        """An observation outside any transaction (the header)."""
-        self.buffer.append(item)
-        self.commit()
-
-    def commit(self) -> None:
-        for item in self.buffer:
-            code = item[0]
-            count = self.counts.get(code, 0) + 1
-            self.counts[code] = count
-            if count <= (1 if code in AGGREGATED else CAP):
-                self.kept.append(item)
-            elif code not in self.first_dropped and code not in AGGREGATED:
-                self.first_dropped[code] = item
-        self.buffer.clear()
-
-    def rollback(self) -> None:
-        self.buffer.clear()
-
-    def listed(self, code: str) -> bool:
-        """Whether this rule's listed findings are complete: later ones are only counted, so their
-        messages need not be built."""
-        return self.counts.get(code, 0) >= (1 if code in AGGREGATED else CAP + 1)
-
-    def findings(self) -> list[Finding]:
-        result = []
-        for code, line, offset, seq, pointer, message, evidence in self.kept:
-            count = self.counts[code]
-            if code in AGGREGATED:
-                message = f"{count} fact(s) like this; the first: {message}"
-                evidence = {**evidence, "count": count}
-            result.append(self._finding(code, line, offset, seq, pointer, message, evidence))
-        for code, (_, line, offset, seq, pointer, _, _) in self.first_dropped.items():
-            more = self.counts[code] - CAP
-            result.append(
-                self._finding(
-                    code,
-                    line,
-                    offset,
-                    seq,
-                    pointer,
-                    f"{more} more finding(s) of {code} are not listed; this is the first of them",
-                    {"not_listed": more},
-                )
-            )
-        return result
-
-    def _finding(
-        self,
-        code: str,
-        line: int,
-        offset: int,
-        seq: int | None,
-        pointer: str,
-        message: str,
-        evidence: dict[str, Any],
-    ) -> Finding:
-        return finding(
-            code,
-            message,
-            path=self.path,
-            session_id=self.session_id,
-            line=line,
-            byte_offset=offset,
-            seq=seq,
-            pointer=pointer or None,
-            evidence=evidence,
-        )
+    from sessaudit.formats.tiny_agent.check.reducer_state import ReducerState
 
 
 def parsed_arguments(text: str) -> dict[str, Any] | None:
@@ -117,7 +22,7 @@ def parsed_arguments(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def envelope(r: Reducer, fact: dict[str, Any], fact_id: str, timestamp: int, place: Place) -> None:
+def envelope(r: ReducerState, fact: dict[str, Any], fact_id: str, timestamp: int, place: Place) -> None:
     """SA111 integral floats in seq/timestamp, SA401 id time after the timestamp, SA403, SA404."""
     observe = r.observations.add
     if type(fact["seq"]) is float or type(fact["timestamp"]) is float:
@@ -158,7 +63,7 @@ def envelope(r: Reducer, fact: dict[str, Any], fact_id: str, timestamp: int, pla
     r.last_timestamp = timestamp
 
 
-def usage(r: Reducer, counters: dict[str, Any], attempt: Attempt | None, place: Place) -> None:
+def usage(r: ReducerState, counters: dict[str, Any], attempt: Attempt | None, place: Place) -> None:
     """SA111 integral floats in usage counters; SA418 for model usage."""
     for name, value in counters.items():
         if type(value) is float:
@@ -167,7 +72,7 @@ def usage(r: Reducer, counters: dict[str, Any], attempt: Attempt | None, place: 
         attempt_usage(r, attempt, place)
 
 
-def coerced(r: Reducer, place: Place, pointer: str, value: Any) -> None:
+def coerced(r: ReducerState, place: Place, pointer: str, value: Any) -> None:
     """SA423: a value accepted only because the reducer read it through String()."""
     if type(value) is not str:
         r.observations.add(
@@ -179,7 +84,7 @@ def coerced(r: Reducer, place: Place, pointer: str, value: Any) -> None:
         )
 
 
-def input_entry(r: Reducer, input_id: str, place: Place) -> None:
+def input_entry(r: ReducerState, input_id: str, place: Place) -> None:
     """SA413: a run's input should be the newest user entry, not one an earlier run consumed."""
     if input_id != r.last_user or input_id in r.used_inputs:
         why = "an earlier run already used it" if input_id in r.used_inputs else "a newer user entry exists"
@@ -196,7 +101,7 @@ def input_entry(r: Reducer, input_id: str, place: Place) -> None:
     r.used_inputs.add(input_id)
 
 
-def abort_record(r: Reducer, operation: Operation, record: dict[str, Any], place: Place) -> None:
+def abort_record(r: ReducerState, operation: Operation, record: dict[str, Any], place: Place) -> None:
     """SA414: a phase that does not fit the operation, an empty toolCallId, or one naming no call."""
     phase = record["phase"]
     problems = []
@@ -220,7 +125,12 @@ def abort_record(r: Reducer, operation: Operation, record: dict[str, Any], place
 
 
 def tool_started(
-    r: Reducer, operation: Operation, answer: Answer, intent: ToolIntent, record: dict[str, Any], place: Place
+    r: ReducerState,
+    operation: Operation,
+    answer: Answer,
+    intent: ToolIntent,
+    record: dict[str, Any],
+    place: Place,
 ) -> None:
     """SA415 arguments, SA416 environment, SA420 start order, SA421 intent after abort."""
     observe = r.observations.add
@@ -278,7 +188,7 @@ def tool_started(
         )
 
 
-def result_after_finish(r: Reducer, operation: Operation, intent: ToolIntent, place: Place) -> None:
+def result_after_finish(r: ReducerState, operation: Operation, intent: ToolIntent, place: Place) -> None:
     """SA411: a late result for a tool whose run had already finished."""
     if operation.finished:
         r.observations.add(
@@ -291,7 +201,7 @@ def result_after_finish(r: Reducer, operation: Operation, intent: ToolIntent, pl
         )
 
 
-def synthetic_reason(r: Reducer, answer: Answer, index: int, reason: str, place: Place) -> None:
+def synthetic_reason(r: ReducerState, answer: Answer, index: int, reason: str, place: Place) -> None:
     """SA419: a pre-execution synthetic whose reason does not fit the situation (spec §8.4)."""
     call_id, name, text = answer.calls[index]
     current = r.current
@@ -316,7 +226,7 @@ def synthetic_reason(r: Reducer, answer: Answer, index: int, reason: str, place:
         )
 
 
-def attempt_usage(r: Reducer, attempt: Attempt, place: Place) -> None:
+def attempt_usage(r: ReducerState, attempt: Attempt, place: Place) -> None:
     """SA418: usage for a superseded or failed attempt, or a second usage fact for one attempt."""
     why = None
     if attempt.superseded:
@@ -336,7 +246,7 @@ def attempt_usage(r: Reducer, attempt: Attempt, place: Place) -> None:
         )
 
 
-def untouched_before_step(r: Reducer, operation: Operation, place: Place) -> None:
+def untouched_before_step(r: ReducerState, operation: Operation, place: Place) -> None:
     """SA422: a new step while a call of the previous answer has neither intent nor result."""
     answer = operation.last_answer
     if answer is None:
@@ -353,7 +263,7 @@ def untouched_before_step(r: Reducer, operation: Operation, place: Place) -> Non
         )
 
 
-def operation_finished(r: Reducer, operation: Operation, record: dict[str, Any], place: Place) -> None:
+def operation_finished(r: ReducerState, operation: Operation, record: dict[str, Any], place: Place) -> None:
     """SA410 failed with work open; SA412 truncated without synthetics."""
     outcome = record["outcome"]
     if outcome == "failed" and (operation.pending or operation.status == "attempting"):
@@ -386,7 +296,7 @@ def operation_finished(r: Reducer, operation: Operation, record: dict[str, Any],
 
 
 def compaction_partition(
-    r: Reducer, operation: Operation, through: str, retained: list[str], place: Place
+    r: ReducerState, operation: Operation, through: str, retained: list[str], place: Place
 ) -> None:
     """SA417: the compaction entry against the partition its compactionStarted declared."""
     if operation.partition is None:

@@ -32,7 +32,7 @@ from sessaudit.formats.tiny_agent.read.shapes import (
 )
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.check.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer_state import ReducerState
 
 RECORD_FACT_KEYS: Final = frozenset(("kind", "seq", "id", "timestamp", "record"))
 RUN_STARTED_KEYS: Final = frozenset(("type", "operationId", "operationKind", "inputEntryId"))
@@ -55,7 +55,7 @@ FINISHED_KEYS: Final = frozenset(
 ERROR_KEYS: Final = frozenset(("code", "message"))
 
 
-def apply_record(r: Reducer, fact: dict[str, Any], fact_id: str, place: Place) -> None:
+def apply_record(r: ReducerState, fact: dict[str, Any], fact_id: str, place: Place) -> None:
     if not RECORD_FACT_KEYS.issuperset(fact):
         require_exact(fact, RECORD_FACT_KEYS, INVALID_FACT, "", "record fact")
     record = require_object(fact.get("record", MISSING), INVALID_FACT, "/record", "record")
@@ -78,14 +78,14 @@ def apply_record(r: Reducer, fact: dict[str, Any], fact_id: str, place: Place) -
         raise Violation(INVALID_FACT, "/record/type", f"record type: unknown {show(kind)}")
 
 
-def _open_operation(r: Reducer, operation: Operation) -> None:
+def _open_operation(r: ReducerState, operation: Operation) -> None:
     journal = r.journal
     journal.put(r.operations, operation.operation_id, operation)
     journal.append(r.runs, operation)
     journal.set(r, "current", operation)
 
 
-def _not_idle(r: Reducer, record: dict[str, Any], kind: str) -> Violation:
+def _not_idle(r: ReducerState, record: dict[str, Any], kind: str) -> Violation:
     if record.get("operationKind", MISSING) != kind:
         found = show(record.get("operationKind", MISSING))
         return Violation(
@@ -100,7 +100,7 @@ def _not_idle(r: Reducer, record: dict[str, Any], kind: str) -> Violation:
     )
 
 
-def _run_started(r: Reducer, record: dict[str, Any], place: Place) -> None:
+def _run_started(r: ReducerState, record: dict[str, Any], place: Place) -> None:
     """§9.1: the session must be idle; the input is an existing user entry."""
     if not RUN_STARTED_KEYS.issuperset(record):
         require_exact(record, RUN_STARTED_KEYS, INVALID_FACT, "/record", "runStarted")
@@ -124,7 +124,7 @@ def _run_started(r: Reducer, record: dict[str, Any], place: Place) -> None:
     _open_operation(r, Operation(operation_id, "run", input_id, None, place))
 
 
-def _compaction_started(r: Reducer, record: dict[str, Any], place: Place) -> None:
+def _compaction_started(r: ReducerState, record: dict[str, Any], place: Place) -> None:
     """§9.2: idle; the partition lists every message entry through inputThroughEntryId; sourceDigest."""
     if not COMPACTION_STARTED_KEYS.issuperset(record):
         require_exact(record, COMPACTION_STARTED_KEYS, INVALID_FACT, "/record", "compactionStarted")
@@ -194,7 +194,7 @@ def _compaction_started(r: Reducer, record: dict[str, Any], place: Place) -> Non
     _open_operation(r, operation)
 
 
-def _check_partition(r: Reducer, partition: list[str], through_ordinal: int, compacted: int) -> None:
+def _check_partition(r: ReducerState, partition: list[str], through_ordinal: int, compacted: int) -> None:
     kinds = r.entry_kinds
     if kinds[through_ordinal] == COMPACTION:
         raise Violation(
@@ -229,7 +229,7 @@ def _check_partition(r: Reducer, partition: list[str], through_ordinal: int, com
         )
 
 
-def _abort_requested(r: Reducer, record: dict[str, Any], place: Place) -> None:
+def _abort_requested(r: ReducerState, record: dict[str, Any], place: Place) -> None:
     """§9.6: at most one per operation, on the current operation."""
     if not ABORT_KEYS.issuperset(record):
         require_exact(record, ABORT_KEYS, INVALID_FACT, "/record", "abortRequested")
@@ -266,7 +266,7 @@ def _abort_requested(r: Reducer, record: dict[str, Any], place: Place) -> None:
     notes.abort_record(r, operation, record, place)
 
 
-def _operation_finished(r: Reducer, record: dict[str, Any], place: Place) -> None:
+def _operation_finished(r: ReducerState, record: dict[str, Any], place: Place) -> None:
     """§9.7: the terminal record and its preconditions per outcome."""
     if not FINISHED_KEYS.issuperset(record):
         require_exact(record, FINISHED_KEYS, INVALID_FACT, "/record", "operationFinished")
@@ -340,7 +340,7 @@ def _operation_finished(r: Reducer, record: dict[str, Any], place: Place) -> Non
     r.steps.clear()
 
 
-def _completed(r: Reducer, operation: Operation, record: dict[str, Any]) -> None:
+def _completed(r: ReducerState, operation: Operation, record: dict[str, Any]) -> None:
     completion = record.get("completion", MISSING)
     if operation.kind == "run" and completion not in ("normal", "truncated"):
         raise Violation(

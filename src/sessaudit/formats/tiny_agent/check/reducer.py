@@ -2,33 +2,26 @@
 
 tiny-agent's own reducer clones its state and re-walks the transcript for every line; this one applies a
 transaction in place, keeps an undo journal for the state the report needs, and checks the transcript
-incrementally, which gives the same first error in linear time."""
+incrementally, which gives the same first error in linear time. The state it applies them to, and the
+helpers the fact handlers call on it, is `ReducerState` (reducer_state.py)."""
 
 from __future__ import annotations
 
-import hashlib
-from array import array
-from collections.abc import Callable
 from typing import Any, Final
 
 from sessaudit.formats.tiny_agent.check import entries, notes, records
-from sessaudit.formats.tiny_agent.check.notes import Observations
+from sessaudit.formats.tiny_agent.check.reducer_state import ReducerState
 from sessaudit.formats.tiny_agent.check.state import (
     FACT,
     RESERVED_IDENTITY,
     Attempt,
-    Journal,
-    Operation,
     Place,
-    ToolIntent,
 )
 from sessaudit.formats.tiny_agent.read.digests import MAX_SAFE_INTEGER, UUID7_PATTERN
-from sessaudit.formats.tiny_agent.read.messages import Message
 from sessaudit.formats.tiny_agent.read.shapes import (
     DUPLICATE_ID,
     INVALID_FACT,
     INVALID_REFERENCE,
-    INVALID_TRANSCRIPT,
     MISSING,
     SEQ_MISMATCH,
     Violation,
@@ -48,11 +41,6 @@ USAGE_FACT_KEYS: Final = frozenset(
 USAGE_KEYS: Final = frozenset(("input", "output", "cacheRead", "cacheWrite"))
 USAGE_COUNTERS: Final = ("input", "output", "cacheRead", "cacheWrite")
 
-# sourceDigest through a message entry, recomputed from the evidence.
-RereadDigest = Callable[[str], str]
-# The committed line starting at a byte offset, re-read from the evidence.
-LineAt = Callable[[int], bytes]
-
 
 class Failure:
     """The reducer's first error: the violation, the fact it is in, and tiny-agent's reported seq."""
@@ -65,58 +53,8 @@ class Failure:
         self.seq = seq
 
 
-class Reducer:
+class Reducer(ReducerState):
     """Applies committed transactions after a valid header; the first failure ends reduction."""
-
-    def __init__(
-        self,
-        *,
-        observations: Observations,
-        reread_digest: RereadDigest,
-        line_at: LineAt,
-    ) -> None:
-        self.created_at = 0
-        self.environment = ""
-        self.observations = observations
-        self.reread_digest = reread_digest
-        self.line_at = line_at
-        self.journal = Journal()
-        # One namespace (§6): fact id → entry ordinal or FACT; reserved ids → a negative reservation tag.
-        self.namespace: dict[str, int] = {}
-        # Per entry ordinal: its id, kind, and where its fact is (line offset, index in the array or -1).
-        self.entry_ids: list[str] = []
-        self.entry_kinds = bytearray()
-        self.entry_offsets = array("q")
-        self.entry_indexes = array("q")
-        self.message_ids: list[str] = []
-        self.source_hash = hashlib.sha256(b"[")
-        self.operations: dict[str, Operation] = {}
-        self.runs: list[Operation] = []
-        self.current: Operation | None = None
-        self.attempts: dict[str, Attempt] = {}
-        self.steps: dict[str, Attempt] = {}  # step id → its attempt 1, for the open operation
-        self.intent_operation: dict[str, str] = {}  # toolStartedId → operation id, for usage facts
-        self.pending_intents: dict[str, ToolIntent] = {}
-        self.active_boundary: str | None = None
-        self.pending_calls: set[str] = set()
-        self.transcript_problem: tuple[Violation, str] | None = None
-        self.usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-        self.next_seq: int | None = 1
-        self.last_seen_seq: int | None = None
-        self.last_timestamp: int | None = None
-        self.last_user: str | None = None
-        self.used_inputs: set[str] = set()
-        self.verified_line = 1
-        self.verified_seq: int | None = None
-        self.fact_timestamp = 0  # the timestamp of the last fact applied
-        # operation id → the timestamp of the last accepted transaction it wrote (its own or its input)
-        self.last_written: dict[str, int] = {}
-
-    def ref(self, value: Any, pointer: str, what: str) -> str:
-        """A lowercase UUIDv7; every id already in the namespace was checked when it entered it."""
-        if type(value) is not str or (value not in self.namespace and UUID7_PATTERN.match(value) is None):
-            raise invalid_id(value, pointer, what)
-        return value
 
     # --- transactions ---------------------------------------------------------------------------
     def apply(self, facts: list[Any], line: int, offset: int, array: bool) -> Failure | None:
@@ -286,34 +224,6 @@ class Reducer:
         self.journal.set(self, "usage", updated)
         notes.usage(self, counters, attempt, place)
 
-    # --- the transcript (§12.3), incrementally ----------------------------------------------
-    def transcript_message(self, message: Message, place: Place, pointer: str) -> None:
-        """Append one message to the transcript walk; the first illegal message of the transaction is kept
-        and reported only if every fact of the transaction applies (tiny-agent checks after the facts)."""
-        pending = self.pending_calls
-        problem: str | None = None
-        if message.role == "assistant":
-            if pending:
-                problem = "an assistant message arrives while calls are unanswered: "
-            else:
-                pending.update(call[0] for call in message.calls)
-        elif message.role == "tool":
-            if message.tool_call_id in pending:
-                pending.discard(message.tool_call_id)
-            else:
-                problem = f"tool result for {show(message.tool_call_id)} answers no pending call; pending: "
-        elif pending:
-            problem = "a user message arrives while calls are unanswered: "
-        if problem is not None and self.transcript_problem is None:
-            unanswered = sorted(pending)
-            violation = Violation(
-                INVALID_TRANSCRIPT,
-                pointer,
-                problem + (", ".join(unanswered) if unanswered else "none"),
-                evidence={"unanswered": unanswered, "message_seq": place.seq},
-            )
-            self.transcript_problem = (violation, place.prefix)
-
     # --- envelope-only checks once reduction has stopped (CONTRACT §4) ----------------------
     def track(self, fact: Any, place: Place) -> list[Violation]:
         """Seq continuity, fact-id shape and duplicates for a fact that is no longer reduced."""
@@ -376,26 +286,3 @@ class Reducer:
                 )
             )
         return problems
-
-    # --- entries and the source digest (§11) --------------------------------------------------
-    def add_entry(self, entry_id: str, kind: int, place: Place) -> int:
-        ordinal = len(self.entry_ids)
-        self.entry_ids.append(entry_id)
-        self.entry_kinds.append(kind)
-        self.entry_offsets.append(place.offset)
-        self.entry_indexes.append(place.index)
-        return ordinal
-
-    def hash_message(self, entry_id: str, canonical: bytes) -> None:
-        """Extend the running sha256 of `[{message, sourceEntryId}, …]` by one message entry."""
-        head = b',{"message":' if self.message_ids else b'{"message":'
-        self.source_hash.update(head + canonical + b',"sourceEntryId":"' + entry_id.encode() + b'"}')
-        self.message_ids.append(entry_id)
-
-    def source_digest(self, through: str) -> str:
-        """sourceDigest of every message entry from the start through `through` (a message entry)."""
-        if self.message_ids and through == self.message_ids[-1]:
-            hasher = self.source_hash.copy()
-            hasher.update(b"]")
-            return "sha256:" + hasher.hexdigest()
-        return self.reread_digest(through)  # rare: a compaction that stops before the latest message

@@ -35,7 +35,7 @@ from sessaudit.formats.tiny_agent.read.shapes import (
 )
 
 if TYPE_CHECKING:
-    from sessaudit.formats.tiny_agent.check.reducer import Reducer
+    from sessaudit.formats.tiny_agent.check.reducer_state import ReducerState
 
 STEP_ATTEMPT_KEYS: Final = frozenset(
     (
@@ -70,7 +70,7 @@ TOOL_STARTED_KEYS: Final = frozenset(
 ERROR_KEYS: Final = frozenset(("code", "message"))
 
 
-def lookup_operation(r: Reducer, value: Any, pointer: str) -> Operation:
+def lookup_operation(r: ReducerState, value: Any, pointer: str) -> Operation:
     """The reducer's operation helper: a UUIDv7, a known operation, not yet finished."""
     key = r.ref(value, pointer, "operationId")
     operation = r.operations.get(key)
@@ -91,7 +91,7 @@ def lookup_operation(r: Reducer, value: Any, pointer: str) -> Operation:
     return operation
 
 
-def reserve(r: Reducer, value: Any, pointer: str, what: str, tag: int) -> str:
+def reserve(r: ReducerState, value: Any, pointer: str, what: str, tag: int) -> str:
     """A fresh reservation in the session's one id namespace (§6)."""
     key = r.ref(value, pointer, what)
     if key in r.namespace:
@@ -106,7 +106,7 @@ def reserve(r: Reducer, value: Any, pointer: str, what: str, tag: int) -> str:
     return key
 
 
-def step_attempt(r: Reducer, record: dict[str, Any], place: Place) -> None:
+def step_attempt(r: ReducerState, record: dict[str, Any], place: Place) -> None:
     """§9.3: one physical model request, attempt 1 of a new step or attempt 2 (the one retry)."""
     if not STEP_ATTEMPT_KEYS.issuperset(record):
         require_exact(record, STEP_ATTEMPT_KEYS, INVALID_FACT, "/record", "stepAttempt")
@@ -240,7 +240,7 @@ def step_attempt(r: Reducer, record: dict[str, Any], place: Place) -> None:
         r.observations.add("SA111", place, "/record/attempt", "attempt is written as a float", {})
 
 
-def step_failed(r: Reducer, record: dict[str, Any], place: Place) -> None:
+def step_failed(r: ReducerState, record: dict[str, Any], place: Place) -> None:
     """§9.4: closes the open attempt as failed."""
     if not STEP_FAILED_KEYS.issuperset(record):
         require_exact(record, STEP_FAILED_KEYS, INVALID_FACT, "/record", "stepFailed")
@@ -268,7 +268,7 @@ def step_failed(r: Reducer, record: dict[str, Any], place: Place) -> None:
     r.journal.set(attempt, "failed", True)
 
 
-def tool_started(r: Reducer, record: dict[str, Any], fact_id: str, place: Place) -> None:
+def tool_started(r: ReducerState, record: dict[str, Any], fact_id: str, place: Place) -> None:
     """§9.5: the durable intent of one call of a toolUse answer of the current run."""
     if not TOOL_STARTED_KEYS.issuperset(record):
         require_exact(record, TOOL_STARTED_KEYS, INVALID_FACT, "/record", "toolStarted")

@@ -13,7 +13,7 @@ from sessaudit.formats.interface import (
 )
 from sessaudit.formats.tiny_agent.check import header as headers
 from sessaudit.formats.tiny_agent.check.compaction import Rereader
-from sessaudit.formats.tiny_agent.check.notes import Observations
+from sessaudit.formats.tiny_agent.check.observations import Observations
 from sessaudit.formats.tiny_agent.check.reducer import Failure, Reducer
 from sessaudit.formats.tiny_agent.check.state import Place
 from sessaudit.formats.tiny_agent.read.shapes import Violation

@@ -2,37 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO
 
-from sessaudit.formats.interface import (
-    UNDECODED,
-    FileRead,
-    LineTap,
-    SourceOutcome,
-    VerifyOptions,
-)
+from sessaudit.formats.interface import UNDECODED, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.formats.tiny_agent.check import header as headers
 from sessaudit.formats.tiny_agent.check.compaction import Rereader
 from sessaudit.formats.tiny_agent.check.observations import Observations
 from sessaudit.formats.tiny_agent.check.reducer import Failure, Reducer
 from sessaudit.formats.tiny_agent.check.state import Place
 from sessaudit.formats.tiny_agent.read.shapes import Violation
-from sessaudit.formats.tiny_agent.recover.conditions import build_runs
-from sessaudit.formats.tiny_agent.recover.recovery import complete_runs, corrupt_reason
+from sessaudit.formats.tiny_agent.v2.outcome import session_outcome
 from sessaudit.formats.tiny_agent.v2.precedence import Precedence
 from sessaudit.framing import Line, LineReader
-from sessaudit.limits import (
-    LINE_TOO_LONG,
-    TOO_MANY_FINDINGS,
-    line_too_long_message,
-    too_many_findings_message,
-)
-from sessaudit.model import Finding, SeedSource, Session, Usage
-from sessaudit.rules import finding, verdict_of
+from sessaudit.limits import LINE_TOO_LONG, line_too_long_message
+from sessaudit.model import Finding
+from sessaudit.rules import finding
 from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, decode_line
-from sessaudit.verdicts import Verdict
 
-FORMAT: Final = "tiny-agent"
 # What happens to the lines after the header.
 REDUCE, TRACK, ENCODING_ONLY = "reduce", "track", "encoding-only"
 
@@ -328,116 +314,20 @@ class _Verification:
 
     # --- the outcome --------------------------------------------------------------------------
     def _outcome(self) -> SourceOutcome:
-        reader = self.reader
-        committed = reader.line_count > 0
-        header = self.header
-        if not committed:
-            self.findings.append(
-                finding(
-                    "SA101",
-                    f"the file has no LF ({reader.bytes_read} bytes): the header line was never committed",
-                    path=self.path,
-                    line=1,
-                    byte_offset=0,
-                    evidence={"bytes": reader.bytes_read},
-                )
-            )
-        elif self.mode != ENCODING_ONLY:
-            if reader.torn_tail_bytes:
-                self.findings.append(
-                    finding(
-                        "SA109",
-                        f"{reader.torn_tail_bytes} byte(s) after the last LF were never committed; "
-                        f"tiny-agent truncates the file to {reader.repaired_length} bytes",
-                        path=self.path,
-                        session_id=header.session_id,
-                        line=reader.line_count + 1,
-                        byte_offset=reader.torn_tail_offset,
-                        evidence={
-                            "torn_tail_bytes": reader.torn_tail_bytes,
-                            "repaired_length": reader.repaired_length,
-                        },
-                    )
-                )
-            if reader.has_bom:
-                self.findings.append(
-                    finding(
-                        "SA110",
-                        "the file starts with a UTF-8 byte order mark: tiny-agent's TypeScript reducer "
-                        "strips it, its Python reducer rejects the file (MALFORMED_JSON, line 1)",
-                        path=self.path,
-                        session_id=header.session_id,
-                        line=1,
-                        byte_offset=0,
-                    )
-                )
-        if self.capped_at is not None:
-            self.findings.append(
-                finding(
-                    TOO_MANY_FINDINGS,
-                    too_many_findings_message(self.options.limits.max_findings, self.capped_at),
-                    path=self.path,
-                    session_id=header.session_id,
-                    line=self.capped_at,
-                    evidence={"max_findings": self.options.limits.max_findings},
-                )
-            )
-        current = self.reducer.current
-        native = self.precedence.answer(
-            committed, reader.repaired_length, current.kind if current is not None else "idle"
-        )
-        corrupt = verdict_of(self.findings) is Verdict.CORRUPT
-        runs, open_findings = build_runs(
-            self.reducer,
+        return session_outcome(
             path=self.path,
-            session_id=header.session_id,
-            corrupt=corrupt,
-            last_offset=self.last_offset,
-        )
-        if self.mode != ENCODING_ONLY:
-            runs, plan_findings = complete_runs(
-                runs,
-                self.reducer,
-                stream=self.stream,
-                committed=reader.repaired_length,
-                source=SeedSource(path=self.path, format=FORMAT, format_version="2", sha256=reader.sha256),
-                session_id=header.session_id,
-                options=self.options,
-                withheld=corrupt_reason(self.findings, native, self.reducer) if corrupt else None,
-            )
-            self.findings.extend(open_findings)
-            self.findings.extend(plan_findings)
-            self.findings.extend(self.observations.findings())
-        open_work = any(run.recovery is not None for run in runs) and self.mode != ENCODING_ONLY
-        verdict = verdict_of(self.findings, open_work=open_work)
-        usage = self.reducer.usage
-        session = Session(
-            session_id=header.session_id,
-            verdict=verdict,
-            facts=self.facts if self.mode != ENCODING_ONLY else max(reader.line_count - 1, 0),
-            last_seq=self.last_seq
-            if self.mode != ENCODING_ONLY
-            else (reader.line_count if reader.line_count > 1 else None),
-            repaired_length=reader.repaired_length if committed else None,
-            torn_tail_bytes=reader.torn_tail_bytes if committed else 0,
-            usage=Usage.of(
-                input=usage["input"],
-                output=usage["output"],
-                cache_read=usage["cacheRead"],
-                cache_write=usage["cacheWrite"],
-            ),
-            runs=runs if self.mode != ENCODING_ONLY else [],
-        )
-        self.findings.sort(key=Finding.sort_key)
-        return SourceOutcome(
-            format=FORMAT,
-            format_version=header.format_version,
-            files=[
-                FileRead(
-                    self.path, self.real_path, reader.bytes_read, reader.sha256, opened_bytes=reader.size
-                )
-            ],
-            sessions=[session],
+            real_path=self.real_path,
+            stream=self.stream,
+            reader=self.reader,
+            header=self.header,
             findings=self.findings,
-            native={"reducer": native},
+            encoding_only=self.mode == ENCODING_ONLY,
+            capped_at=self.capped_at,
+            options=self.options,
+            reducer=self.reducer,
+            precedence=self.precedence,
+            observations=self.observations,
+            facts=self.facts,
+            last_seq=self.last_seq,
+            last_offset=self.last_offset,
         )

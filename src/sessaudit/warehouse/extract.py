@@ -15,8 +15,9 @@ from sessaudit.evidence import open_evidence, read_chunks
 from sessaudit.formats.half_pi.snapshot import SnapshotOptions, SnapshotUnavailable, open_snapshot
 from sessaudit.formats.interface import UNDECODED
 from sessaudit.formats.tiny_agent.check.header import read_header
+from sessaudit.formats.tiny_agent.warehouse.lines import header_text
 from sessaudit.formats.tiny_agent.warehouse.v1 import extract_v1
-from sessaudit.formats.tiny_agent.warehouse.v2 import V2Extractor, extract_v2, header_text
+from sessaudit.formats.tiny_agent.warehouse.v2 import V2Extractor, extract_v2
 from sessaudit.framing import Line, LineReader
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
 from sessaudit.model import Finding, Source

@@ -21,7 +21,7 @@ from sessaudit.formats.tiny_agent.v1.lines import (
     UserMessage,
     read_line,
 )
-from sessaudit.formats.tiny_agent.warehouse.v2 import verified_header
+from sessaudit.formats.tiny_agent.warehouse.lines import verified_header
 from sessaudit.framing import Line
 from sessaudit.warehouse.drafts import (
     FAILED,

@@ -1,5 +1,6 @@
 """The tiny_agent package's import graph: no cycle among its modules (function-level and TYPE_CHECKING
-imports count), and the test-fixture builders are imported by no module outside builders/."""
+imports count), the test-fixture builders are imported by no module outside builders/, and each part
+imports only the parts below it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,17 @@ import grimp
 
 PACKAGE = "sessaudit.formats.tiny_agent"
 BUILDERS = PACKAGE + ".builders"
+# Which parts (sub-packages, or the top-level module verifier) each part may import.
+LAYERS = {
+    "verifier": {"v1", "v2"},  # the entry point, verify_tiny_agent_file
+    "v2": {"recover", "check", "read"},
+    "recover": {"check", "read"},
+    "check": {"read"},
+    "read": set(),
+    "v1": set(),
+    "warehouse": {"v1", "read", "check"},
+    "builders": {"read"},
+}
 
 
 def _graph() -> dict[str, set[str]]:
@@ -62,3 +74,17 @@ def test_only_builders_import_builders() -> None:
         if not (importer == BUILDERS or importer.startswith(BUILDERS + "."))
     )
     assert not offenders, "modules outside tiny_agent/builders import it:\n" + "\n".join(offenders)
+
+
+def test_each_part_imports_only_the_parts_below_it() -> None:
+    def part(module: str) -> str:
+        return module[len(PACKAGE) + 1 :].split(".")[0]
+
+    offenders = sorted(
+        f"{importer} imports {imported}"
+        for importer, imports in _graph().items()
+        if importer != PACKAGE
+        for imported in imports
+        if part(imported) != part(importer) and part(imported) not in LAYERS.get(part(importer), set())
+    )
+    assert not offenders, "imports against the layers:\n" + "\n".join(offenders)

@@ -30,8 +30,8 @@ from sessaudit.engine import audit
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder, TokenUsage
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.session import Call, Configuration, SessionBuilder, TokenUsage
 from sessaudit.warehouse.loader import load_warehouse
 
 CONFIGURATION = Configuration(tools=("read", "edit", "bash"))

@@ -46,8 +46,8 @@ from sessaudit.formats.rivumi.build.parts import Crash, CrashMode, Killed
 from sessaudit.formats.rivumi.build.parts import ToolCall as RivumiCall
 from sessaudit.formats.rivumi.build.run_builder import RunBuilder
 from sessaudit.formats.rivumi.build.writer import DEFAULT_START
-from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
-from sessaudit.formats.tiny_agent.builder_core import session_file_name
+from sessaudit.formats.tiny_agent.build.machinery import session_file_name
+from sessaudit.formats.tiny_agent.build.session import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 
 # "tiny-agent-dense": tiny-agent sessions with short contents (the most state per byte)
 FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi")

@@ -109,12 +109,12 @@ def state_probe(path: str) -> dict[str, Any]:
     """Verify one tiny-agent session in this process; what its reducer holds at the end, and this
     process's RSS before and at its peak."""
     from sessaudit.formats.interface import DEFAULT_OPTIONS
-    from sessaudit.formats.tiny_agent import verifier
+    from sessaudit.formats.tiny_agent.v2.verification import _Verification
 
     before = own_memory()["rss"]
     size = os.path.getsize(path)
     with open(path, "rb") as stream:
-        verification = verifier._Verification(path, path, stream, size, DEFAULT_OPTIONS)
+        verification = _Verification(path, path, stream, size, DEFAULT_OPTIONS)
         verification.run()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     reducer = verification.reducer

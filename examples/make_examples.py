@@ -13,8 +13,8 @@ from sessaudit.formats.rivumi.build.scenarios import (
     MANIFEST_AHEAD_AT_TERMINAL,
     build_run,
 )
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder, TokenUsage
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.session import Call, Configuration, SessionBuilder, TokenUsage
 
 HERE = Path(__file__).resolve().parent
 SESSIONS = Path("tiny-agent/.tiny-agent/sessions")

@@ -15,8 +15,8 @@ from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.build.parts import Crash, Killed
 from sessaudit.formats.rivumi.build.parts import ToolCall as RivumiToolCall
 from sessaudit.formats.rivumi.build.run_builder import RunBuilder
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.session import Call, Configuration, SessionBuilder
 
 SESSIONS = Path("tiny-agent/.tiny-agent/sessions")
 

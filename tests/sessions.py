@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder
 
 
 def clean_session() -> bytes:

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from sessaudit.current import (
+from sessaudit.formats.tiny_agent.build.session import Configuration
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
+from sessaudit.formats.tiny_agent.recover.current import (
     CurrentConfiguration,
     CurrentFileError,
     CurrentTool,
@@ -17,8 +19,6 @@ from sessaudit.current import (
     load_current,
     parse_current,
 )
-from sessaudit.formats.tiny_agent.builder import Configuration
-from sessaudit.formats.tiny_agent.digests import sha256_digest
 from sessaudit.resources import load_schema
 from tests.shared import conformance_dir
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, strategies
 
-from sessaudit.formats.tiny_agent.digests import (
+from sessaudit.formats.tiny_agent.read.digests import (
     DIGEST_PATTERN,
     MAX_SAFE_INTEGER,
     UUID7_PATTERN,

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from sessaudit.cli import app
 from sessaudit.formats.rivumi.build.scenarios import KILLED_AFTER_TOOL_STARTED, build_run
-from sessaudit.formats.tiny_agent.builder import SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from tests.formats.half_pi.cases import crash_image
 from tests.golden import tree_state
 from tests.sessions import clean_session, killed_during_deploy

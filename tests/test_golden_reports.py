@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from sessaudit.engine import audit
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder
 from sessaudit.reporters.json import render_json
 from sessaudit.resources import load_schema
 from tests.formats.tiny_agent.damaged import DAMAGED

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sessaudit.cli import app
-from sessaudit.formats.tiny_agent.builder import SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 
 runner = CliRunner()
 

@@ -31,7 +31,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from sessaudit.formats.interface import SourceOutcome
-from sessaudit.formats.tiny_agent.builder import SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.resources import load_schema
 from sessaudit.strictjson import LineProblem, decode_line

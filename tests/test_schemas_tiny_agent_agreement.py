@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as strategy
 from jsonschema import Draft202012Validator
 
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.resources import load_schema
 from tests.formats.tiny_agent.scenarios import LEGAL
 

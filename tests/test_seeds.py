@@ -12,13 +12,13 @@ from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
 from sessaudit.cli import app
-from sessaudit.current import CurrentSource, parse_current
 from sessaudit.engine import audit
 from sessaudit.formats.interface import VerifyOptions
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
-from sessaudit.formats.tiny_agent.builder_parts import Configuration
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.build.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.parts import Configuration
+from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
+from sessaudit.formats.tiny_agent.recover.current import CurrentSource, parse_current
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Seed
 from sessaudit.resources import load_schema

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.warehouse.v2 import extract_v2
 from sessaudit.framing import Line
 from sessaudit.warehouse.drafts import FAILED, SUCCEEDED, UNKNOWN, Extraction
 from sessaudit.warehouse.loader import load_warehouse
-from sessaudit.warehouse.tiny_agent import extract_v2
 from tests.formats.tiny_agent.scenarios import write_tools_run
 from tests.warehouse.conftest import FIXED_CLOCK, inside, query
 from tests.warehouse.test_reload import dump

@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from sessaudit.formats.tiny_agent.builder import SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from sessaudit.warehouse import loader
 from sessaudit.warehouse.loader import NOT_LOADED, REPLACED, UNCHANGED, LoadOptions, load_warehouse
 from sessaudit.warehouse.schema import SOURCE_TABLES

@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from sessaudit.formats.tiny_agent import loading as extract
+from sessaudit.formats.tiny_agent.warehouse import passes as extract
 from sessaudit.limits import Limits
 from sessaudit.warehouse import loader
 from sessaudit.warehouse.loader import LOADED, load_warehouse

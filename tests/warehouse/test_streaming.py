@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.tiny_agent.builder import SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from sessaudit.parallel import ordered_map
 from sessaudit.warehouse import drafts, loader, writer
 from sessaudit.warehouse.assemble import source_id_of

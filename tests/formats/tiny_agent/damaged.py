@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessaudit.formats.tiny_agent.builder import DELETE, Answer, Call, SessionBuilder, TokenUsage
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.session import DELETE, Answer, Call, SessionBuilder, TokenUsage
 from tests.formats.tiny_agent.scenarios import Expected, Scenario
 
 HEADER_LINE = 1

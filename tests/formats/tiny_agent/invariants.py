@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessaudit.formats.tiny_agent.builder import SYNTHETIC_TEXTS
-from sessaudit.formats.tiny_agent.digests import is_uuid7, sha256_digest, uuid7_millis
+from sessaudit.formats.tiny_agent.build.session import SYNTHETIC_TEXTS
+from sessaudit.formats.tiny_agent.read.digests import is_uuid7, sha256_digest, uuid7_millis
 from sessaudit.strictjson import decode_line
 
 REFERENCE_KEYS = frozenset(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder, TokenUsage
+from sessaudit.formats.tiny_agent.build.session import Call, Configuration, SessionBuilder, TokenUsage
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,7 @@ def tools_completed(builder: SessionBuilder | None = None) -> tuple[bytes, Expec
 
 
 def tools_completed_sorted_keys() -> tuple[bytes, Expected]:
-    from sessaudit.formats.tiny_agent.builder import KeyOrder
+    from sessaudit.formats.tiny_agent.build.session import KeyOrder
 
     return tools_completed(SessionBuilder(seed=10, key_order=KeyOrder.SORTED))
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from sessaudit.formats.tiny_agent.builder import (
+from sessaudit.formats.tiny_agent.build.legacy_v1 import LegacySessionBuilder
+from sessaudit.formats.tiny_agent.build.machinery import iso_instant
+from sessaudit.formats.tiny_agent.build.session import (
     DELETE,
     SYNTHETIC_TEXTS,
     Call,
@@ -18,9 +20,7 @@ from sessaudit.formats.tiny_agent.builder import (
     SessionBuilder,
     session_file,
 )
-from sessaudit.formats.tiny_agent.builder_core import iso_instant
-from sessaudit.formats.tiny_agent.builder_legacy import LegacySessionBuilder
-from sessaudit.formats.tiny_agent.digests import uuid7_millis
+from sessaudit.formats.tiny_agent.read.digests import uuid7_millis
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.verdicts import Verdict
 from tests.formats.tiny_agent.damaged import DAMAGED

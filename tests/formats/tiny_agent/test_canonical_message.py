@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sessaudit.formats.tiny_agent.messages import Message, canonical_message, parse_message
+from sessaudit.formats.tiny_agent.read.messages import Message, canonical_message, parse_message
 
 NOT_SURROGATE = st.characters(blacklist_categories=("Cs",))
 

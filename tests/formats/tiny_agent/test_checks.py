@@ -6,7 +6,7 @@ import io
 from typing import Any
 
 from sessaudit.formats.interface import SourceOutcome
-from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
+from sessaudit.formats.tiny_agent.build.session import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Finding
 from sessaudit.verdicts import Verdict

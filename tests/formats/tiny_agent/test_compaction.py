@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from sessaudit.formats.interface import SourceOutcome
-from sessaudit.formats.tiny_agent.builder import Call, SessionBuilder
-from sessaudit.formats.tiny_agent.digests import sha256_digest
+from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.verdicts import Verdict
 

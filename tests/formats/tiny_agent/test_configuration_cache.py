@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.tiny_agent.builder_parts import Configuration
-from sessaudit.formats.tiny_agent.digests import sha256_digest
-from sessaudit.formats.tiny_agent.messages import parse_configuration
-from sessaudit.formats.tiny_agent.shapes import Violation
+from sessaudit.formats.tiny_agent.build.parts import Configuration
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
+from sessaudit.formats.tiny_agent.read.messages import parse_configuration
+from sessaudit.formats.tiny_agent.read.shapes import Violation
 
 POINTER = "/record/configurationSnapshot"
 

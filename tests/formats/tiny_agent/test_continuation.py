@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from sessaudit.formats.interface import SourceOutcome
-from sessaudit.formats.tiny_agent.builder import SessionBuilder
+from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Finding
 

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-from sessaudit.formats.tiny_agent.builder import DEFAULT_CREATED_AT
+from sessaudit.formats.tiny_agent.build.session import DEFAULT_CREATED_AT
 
 BENCH = Path(__file__).resolve().parents[3] / "bench"
 MB = 1_000_000

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sessaudit.formats.interface import SourceOutcome
-from sessaudit.formats.tiny_agent.builder import DELETE, Call, SessionBuilder, TokenUsage
+from sessaudit.formats.tiny_agent.build.session import DELETE, Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Finding
 from sessaudit.verdicts import Verdict

@@ -12,21 +12,21 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from sessaudit.current import CurrentConfiguration, CurrentTool
 from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome
-from sessaudit.formats.tiny_agent.builder import Call, Configuration, SessionBuilder
-from sessaudit.formats.tiny_agent.builder_core import dump_json
-from sessaudit.formats.tiny_agent.builder_parts import default_replay
-from sessaudit.formats.tiny_agent.digests import sha256_digest
-from sessaudit.formats.tiny_agent.planner import (
+from sessaudit.formats.tiny_agent.build.machinery import dump_json
+from sessaudit.formats.tiny_agent.build.parts import default_replay
+from sessaudit.formats.tiny_agent.build.session import Call, Configuration, SessionBuilder
+from sessaudit.formats.tiny_agent.check.reducer import Reducer
+from sessaudit.formats.tiny_agent.read.digests import sha256_digest
+from sessaudit.formats.tiny_agent.recover.current import CurrentConfiguration, CurrentTool
+from sessaudit.formats.tiny_agent.recover.planner import (
     CONFIGURATION_UNCHANGED,
     REPLAY_POLICY_UNKNOWN,
     PlanResult,
     javascript_object,
     plan_recovery,
 )
-from sessaudit.formats.tiny_agent.reducer import Reducer
-from sessaudit.formats.tiny_agent.verifier import _Verification
+from sessaudit.formats.tiny_agent.v2.verification import _Verification
 from sessaudit.resources import load_schema
 from sessaudit.verdicts import Verdict
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from sessaudit.current import configuration_from_json
-from sessaudit.formats.tiny_agent.planner import PlanResult, plan_recovery
+from sessaudit.formats.tiny_agent.recover.current import configuration_from_json
+from sessaudit.formats.tiny_agent.recover.planner import PlanResult, plan_recovery
 from tests.formats.tiny_agent.test_planner import PLAN_SCHEMA, check_plan, reduce_bytes
 from tests.shared import conformance_dir, conformance_manifest, conformance_names
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import random
 
-from sessaudit.formats.tiny_agent.builder import Answer, Call, Operation, SessionBuilder, Step, TokenUsage
+from sessaudit.formats.tiny_agent.build.session import (
+    Answer,
+    Call,
+    Operation,
+    SessionBuilder,
+    Step,
+    TokenUsage,
+)
 from tests.formats.tiny_agent.scenarios import Expected
 
 QUESTIONS = ("Why does the cart test fail?", "Add a discount field.", "Rename total to sum.", "Explain.")

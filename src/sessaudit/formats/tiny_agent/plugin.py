@@ -29,7 +29,7 @@ _SESSION_FILE_NAME = re.compile(
 
 
 def _current(value: Any) -> Mapping[str, Any]:
-    from sessaudit.current import CurrentFileError, load_current
+    from sessaudit.formats.tiny_agent.recover.current import CurrentFileError, load_current
 
     try:
         return {"current": load_current(Path(value))}
@@ -91,18 +91,18 @@ class TinyAgent(FormatPlugin):
         options: VerifyOptions,
         tap: LineTap | None,
     ) -> SourceOutcome:
-        from sessaudit.formats.tiny_agent.dispatch import verify_tiny_agent_file
+        from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent_file
 
         return verify_tiny_agent_file(path, real_path, stream, size, options, tap)
 
     def warehouse(self) -> Any:
-        from sessaudit.formats.tiny_agent.loading import SinglePass, WholeFile, extract_source
+        from sessaudit.formats.tiny_agent.warehouse.passes import SinglePass, WholeFile, extract_source
         from sessaudit.warehouse.parts import WarehousePart
 
         return WarehousePart(extract_source, one_pass=SinglePass, beside=WholeFile)
 
     def describe_plan(self, plan: dict[str, Any]) -> str | None:
-        from sessaudit.formats.tiny_agent.words import describe_plan
+        from sessaudit.formats.tiny_agent.recover.words import describe_plan
 
         return describe_plan(plan)
 

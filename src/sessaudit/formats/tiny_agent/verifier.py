@@ -1,41 +1,51 @@
-"""verify_tiny_agent: one tiny-agent session file, streamed once, verified exactly as tiny-agent's reducer."""
+"""The tiny-agent format's entry point, verify_tiny_agent_file: a file goes to the verifier of its version, v1
+(a `"type":"session"` header, v1/) or v2 (verify_tiny_agent, the pass of v2/)."""
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO, Final
+from typing import BinaryIO
 
-from sessaudit.formats.interface import (
-    DEFAULT_OPTIONS,
-    UNDECODED,
-    FileRead,
-    LineTap,
-    SourceOutcome,
-    VerifyOptions,
-)
-from sessaudit.formats.tiny_agent import header as headers
-from sessaudit.formats.tiny_agent.checks import Observations
-from sessaudit.formats.tiny_agent.compaction import Rereader
-from sessaudit.formats.tiny_agent.conditions import build_runs
-from sessaudit.formats.tiny_agent.precedence import Precedence
-from sessaudit.formats.tiny_agent.recovery import complete_runs, corrupt_reason
-from sessaudit.formats.tiny_agent.reducer import Failure, Reducer
-from sessaudit.formats.tiny_agent.shapes import Violation
-from sessaudit.formats.tiny_agent.state import Place
-from sessaudit.framing import Line, LineReader
-from sessaudit.limits import (
-    LINE_TOO_LONG,
-    TOO_MANY_FINDINGS,
-    line_too_long_message,
-    too_many_findings_message,
-)
-from sessaudit.model import Finding, SeedSource, Session, Usage
-from sessaudit.rules import finding, verdict_of
-from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, decode_line
-from sessaudit.verdicts import Verdict
+from sessaudit.formats.interface import DEFAULT_OPTIONS, LineTap, SourceOutcome, VerifyOptions
+from sessaudit.formats.tiny_agent.v1.verifier import verify_tiny_agent_v1
+from sessaudit.formats.tiny_agent.v2.verification import _Verification
+from sessaudit.strictjson import LineProblem, decode_line
 
-FORMAT: Final = "tiny-agent"
-# What happens to the lines after the header.
-REDUCE, TRACK, ENCODING_ONLY = "reduce", "track", "encoding-only"
+# The header is line 1; a header longer than this is not one a v1 writer produced.
+HEADER_PROBE_BYTES = 64 * 1024
+
+
+def is_legacy_v1(stream: BinaryIO, size: int) -> bool:
+    """Whether line 1 is a v1 header (`type` "session", `version` 1); the stream is left at offset 0."""
+    head = stream.read(min(size, HEADER_PROBE_BYTES))
+    stream.seek(0)
+    end = head.find(b"\n")
+    if end < 0:
+        return False
+    try:
+        header = decode_line(head[:end], strip_bom=True)
+    except LineProblem:
+        return False
+    return (
+        isinstance(header, dict)
+        and header.get("type") == "session"
+        and type(header.get("version")) in (int, float)
+        and header.get("version") == 1
+    )
+
+
+def verify_tiny_agent_file(
+    path: str,
+    real_path: str,
+    stream: BinaryIO,
+    size: int,
+    options: VerifyOptions = DEFAULT_OPTIONS,
+    tap: LineTap | None = None,
+) -> SourceOutcome:
+    """The engine's entry point for every tiny-agent source (CONTRACT §1 version routing); a `tap` sees
+    the lines of a v2 session only (a v1 session never calls it)."""
+    if is_legacy_v1(stream, size):
+        return verify_tiny_agent_v1(path, real_path, stream, size, options.limits)
+    return verify_tiny_agent(path, real_path, stream, size, options, tap)
 
 
 def verify_tiny_agent(
@@ -50,409 +60,3 @@ def verify_tiny_agent(
     A `tap` sees the header and every transaction line once it is checked (not the lines after an
     unsupported header, a line over --max-line-bytes, or those after --max-findings)."""
     return _Verification(path, real_path, stream, size, options, tap).run()
-
-
-class _Verification:
-    def __init__(
-        self,
-        path: str,
-        real_path: str,
-        stream: BinaryIO,
-        size: int,
-        options: VerifyOptions,
-        tap: LineTap | None = None,
-    ) -> None:
-        self.path = path
-        self.tap = tap
-        self.options = options
-        self.real_path = real_path
-        self.stream = stream
-        self.reader = LineReader(stream, size, max_line_bytes=options.limits.max_line_bytes)
-        self.findings: list[Finding] = []
-        self.mode = TRACK
-        self.header = headers.HeaderOutcome()
-        self.observations = Observations(path, None)
-        self.rereader = Rereader(stream)
-        self.reducer = Reducer(
-            observations=self.observations,
-            reread_digest=self.rereader.source_digest,
-            line_at=self.rereader.line_at,
-        )
-        self.reducing = False
-        self.stopped_at: int | None = None  # the line whose transaction ended reduction
-        self.note_due = False
-        self.precedence = Precedence()
-        self.facts = 0
-        self.last_seq: int | None = None
-        self.line_end = 0
-        self.last_offset = 0
-        self.capped_at: int | None = None  # the line where --max-findings stopped checking
-
-    # --- the pass -----------------------------------------------------------------------------
-    def run(self) -> SourceOutcome:
-        for line in self.reader:
-            self.line_end = self.rereader.line_end = line.end
-            if self.capped_at is not None:  # --max-findings reached: the rest is only hashed and counted
-                continue
-            if line.over_limit:
-                self._over_limit(line)
-                continue
-            if line.number == 1:
-                value = self._header(line)
-            elif self.mode == ENCODING_ONLY:
-                self.precedence.scan(line)
-                continue
-            else:
-                if self.note_due:
-                    self._note_stopped(line)
-                value = self._transaction(line)
-            if self.tap is not None:
-                self.tap(line, value, self.header.session_id, self.findings)
-        return self._outcome()
-
-    def _header(self, line: Line) -> Any:
-        """Check line 1; its value (UNDECODED when it has none)."""
-        self.rereader.body_offset = self.line_end
-        data = line.data[3:] if line.data[:3] == b"\xef\xbb\xbf" else line.data
-        if not data:
-            self._error(
-                "SA101", "MISSING_HEADER", "line 1 is empty: the file has no header", line, line.offset
-            )
-            self._stop(line)
-            return UNDECODED
-        try:
-            value = decode_line(line.data, strip_bom=True)
-        except LineProblem as problem:
-            self._line_problem(line, problem)
-            self._stop(line)
-            return UNDECODED
-        outcome = headers.read_header(value)
-        self.header = outcome
-        self.observations.session_id = outcome.session_id
-        if outcome.unsupported is not None:
-            self.mode = ENCODING_ONLY
-            self.precedence.error(outcome.native_code or "INVALID_HEADER", 1, None)
-            self.findings.append(
-                finding(
-                    "SA003",
-                    outcome.unsupported,
-                    path=self.path,
-                    session_id=outcome.session_id,
-                    line=1,
-                    byte_offset=line.offset,
-                )
-            )
-            return value
-        if outcome.violation is not None:
-            violation = outcome.violation
-            self._error(
-                violation.rule,
-                violation.code,
-                violation.message,
-                line,
-                line.offset,
-                pointer=violation.pointer,
-                evidence=violation.evidence,
-            )
-            self._stop(line)
-            return value
-        self.mode = REDUCE
-        self.reducing = True
-        self.reducer.created_at = outcome.created_at
-        self.reducer.environment = outcome.environment
-        for item in headers.observations(outcome, value, line):
-            self.observations.add_now(item)
-        self.last_offset = line.offset
-        return value
-
-    def _transaction(self, line: Line) -> Any:
-        """Check one transaction line; its value (UNDECODED when it has none)."""
-        try:
-            value = decode_line(line.data)
-        except LineProblem as problem:
-            self._line_problem(line, problem)
-            self.reducer.next_seq = None  # an unreadable line: the next seq is the new base
-            self._stop(line)
-            return UNDECODED
-        array = type(value) is list
-        facts: list[Any] = value if array else [value]
-        if not facts:
-            self._error(
-                "SA203", "EMPTY_TRANSACTION", "the line is an empty transaction []", line, line.offset
-            )
-            self._stop(line)
-            return value
-        self.facts += len(facts)
-        reducer = self.reducer
-        start = 0
-        failure: Failure | None = None
-        if self.reducing:
-            failure = reducer.apply(facts, line.number, line.offset, array)
-            if failure is None:
-                self.last_offset = line.offset
-                start = len(facts)
-            else:
-                violation = failure.violation
-                prefix = f"/{failure.index}" if array and failure.index >= 0 else ""
-                self._error(
-                    violation.rule,
-                    violation.code,
-                    violation.message,
-                    line,
-                    line.offset,
-                    seq=failure.seq,
-                    pointer=prefix + violation.pointer,
-                    evidence=violation.evidence,
-                )
-                self._stop(line)
-                start = failure.index if failure.index >= 0 else len(facts)
-        for index in range(start, len(facts)):
-            if self.capped_at is not None:
-                break
-            prefix = f"/{index}" if array else ""
-            place = Place(line.number, line.offset, index if array else -1, 0)
-            for issue in reducer.track(facts[index], place):
-                if failure is not None and index == failure.index and self._same(issue, failure):
-                    continue
-                self._error(
-                    issue.rule,
-                    issue.code,
-                    issue.message,
-                    line,
-                    line.offset,
-                    seq=place.seq or None,
-                    pointer=(prefix + issue.pointer) or None,
-                    evidence=issue.evidence,
-                    native=False,
-                )
-        self.last_seq = reducer.last_seen_seq
-        return value
-
-    @staticmethod
-    def _same(problem: Violation, failure: Failure) -> bool:
-        return problem.rule == failure.violation.rule and problem.pointer == failure.violation.pointer
-
-    # --- findings -----------------------------------------------------------------------------
-    def _keep(self, item: Finding) -> None:
-        """Record a finding; past --max-findings none is recorded and checking stops (SA014 at the end)."""
-        if len(self.findings) < self.options.limits.max_findings:
-            self.findings.append(item)
-        elif self.capped_at is None:
-            self.capped_at = item.location.line or 1
-
-    def _over_limit(self, line: Line) -> None:
-        """SA010: a line too long to hold; reduction stops as after an unreadable line."""
-        limit = self.reader.max_line_bytes
-        if line.number == 1:
-            self.rereader.body_offset = self.line_end
-        self._keep(
-            finding(
-                LINE_TOO_LONG,
-                line_too_long_message(line.number, line.over_limit, limit),
-                path=self.path,
-                session_id=self.header.session_id,
-                line=line.number,
-                byte_offset=line.offset,
-                evidence={"line_bytes": line.over_limit, "max_line_bytes": limit},
-            )
-        )
-        if self.mode != ENCODING_ONLY:
-            self.reducer.next_seq = None
-            self._stop(line)
-
-    def _line_problem(self, line: Line, problem: LineProblem) -> None:
-        if problem.rule == NESTING_TOO_DEEP:
-            # a limit of sessaudit's, not tiny-agent's answer: no native code
-            self._keep(
-                finding(
-                    problem.rule,
-                    f"line {line.number}: {problem.message}",
-                    path=self.path,
-                    session_id=self.header.session_id,
-                    line=line.number,
-                    byte_offset=line.offset + (problem.column or 0),
-                    pointer=problem.pointer,
-                )
-            )
-            return
-        code = self.precedence.line_problem(line, problem.rule)
-        offset = line.offset + (problem.column or 0)
-        self._error(
-            problem.rule,
-            code,
-            problem.message,
-            line,
-            offset,
-            pointer=problem.pointer,
-            native=problem.rule not in ("SA102", "SA103"),
-        )
-
-    def _error(
-        self,
-        rule: str,
-        code: str,
-        message: str,
-        line: Line,
-        offset: int,
-        *,
-        seq: int | None = None,
-        pointer: str | None = None,
-        evidence: dict[str, Any] | None = None,
-        native: bool = True,
-    ) -> None:
-        """A finding; the first one that tiny-agent's reducer would meet becomes its answer."""
-        if native:
-            self.precedence.error(code, line.number, seq)
-        self._keep(
-            finding(
-                rule,
-                message,
-                path=self.path,
-                session_id=self.header.session_id,
-                line=line.number,
-                byte_offset=offset,
-                seq=seq,
-                pointer=pointer or None,
-                evidence=evidence,
-                native_code=code,
-            )
-        )
-
-    def _stop(self, line: Line) -> None:
-        if self.mode == REDUCE or line.number == 1:
-            self.note_due = True
-        self.mode = TRACK
-        self.reducing = False
-        if self.stopped_at is None:
-            self.stopped_at = line.number
-
-    def _note_stopped(self, line: Line) -> None:
-        self.note_due = False
-        self._keep(
-            finding(
-                "SA215",
-                f"line {self.stopped_at} ended semantic reduction; from line {line.number} on only framing, "
-                "JSON, seq continuity and fact ids are checked",
-                path=self.path,
-                session_id=self.header.session_id,
-                line=line.number,
-                byte_offset=line.offset,
-                evidence={"stopped_at_line": self.stopped_at},
-            )
-        )
-
-    # --- the outcome --------------------------------------------------------------------------
-    def _outcome(self) -> SourceOutcome:
-        reader = self.reader
-        committed = reader.line_count > 0
-        header = self.header
-        if not committed:
-            self.findings.append(
-                finding(
-                    "SA101",
-                    f"the file has no LF ({reader.bytes_read} bytes): the header line was never committed",
-                    path=self.path,
-                    line=1,
-                    byte_offset=0,
-                    evidence={"bytes": reader.bytes_read},
-                )
-            )
-        elif self.mode != ENCODING_ONLY:
-            if reader.torn_tail_bytes:
-                self.findings.append(
-                    finding(
-                        "SA109",
-                        f"{reader.torn_tail_bytes} byte(s) after the last LF were never committed; "
-                        f"tiny-agent truncates the file to {reader.repaired_length} bytes",
-                        path=self.path,
-                        session_id=header.session_id,
-                        line=reader.line_count + 1,
-                        byte_offset=reader.torn_tail_offset,
-                        evidence={
-                            "torn_tail_bytes": reader.torn_tail_bytes,
-                            "repaired_length": reader.repaired_length,
-                        },
-                    )
-                )
-            if reader.has_bom:
-                self.findings.append(
-                    finding(
-                        "SA110",
-                        "the file starts with a UTF-8 byte order mark: tiny-agent's TypeScript reducer "
-                        "strips it, its Python reducer rejects the file (MALFORMED_JSON, line 1)",
-                        path=self.path,
-                        session_id=header.session_id,
-                        line=1,
-                        byte_offset=0,
-                    )
-                )
-        if self.capped_at is not None:
-            self.findings.append(
-                finding(
-                    TOO_MANY_FINDINGS,
-                    too_many_findings_message(self.options.limits.max_findings, self.capped_at),
-                    path=self.path,
-                    session_id=header.session_id,
-                    line=self.capped_at,
-                    evidence={"max_findings": self.options.limits.max_findings},
-                )
-            )
-        current = self.reducer.current
-        native = self.precedence.answer(
-            committed, reader.repaired_length, current.kind if current is not None else "idle"
-        )
-        corrupt = verdict_of(self.findings) is Verdict.CORRUPT
-        runs, open_findings = build_runs(
-            self.reducer,
-            path=self.path,
-            session_id=header.session_id,
-            corrupt=corrupt,
-            last_offset=self.last_offset,
-        )
-        if self.mode != ENCODING_ONLY:
-            runs, plan_findings = complete_runs(
-                runs,
-                self.reducer,
-                stream=self.stream,
-                committed=reader.repaired_length,
-                source=SeedSource(path=self.path, format=FORMAT, format_version="2", sha256=reader.sha256),
-                session_id=header.session_id,
-                options=self.options,
-                withheld=corrupt_reason(self.findings, native, self.reducer) if corrupt else None,
-            )
-            self.findings.extend(open_findings)
-            self.findings.extend(plan_findings)
-            self.findings.extend(self.observations.findings())
-        open_work = any(run.recovery is not None for run in runs) and self.mode != ENCODING_ONLY
-        verdict = verdict_of(self.findings, open_work=open_work)
-        usage = self.reducer.usage
-        session = Session(
-            session_id=header.session_id,
-            verdict=verdict,
-            facts=self.facts if self.mode != ENCODING_ONLY else max(reader.line_count - 1, 0),
-            last_seq=self.last_seq
-            if self.mode != ENCODING_ONLY
-            else (reader.line_count if reader.line_count > 1 else None),
-            repaired_length=reader.repaired_length if committed else None,
-            torn_tail_bytes=reader.torn_tail_bytes if committed else 0,
-            usage=Usage.of(
-                input=usage["input"],
-                output=usage["output"],
-                cache_read=usage["cacheRead"],
-                cache_write=usage["cacheWrite"],
-            ),
-            runs=runs if self.mode != ENCODING_ONLY else [],
-        )
-        self.findings.sort(key=Finding.sort_key)
-        return SourceOutcome(
-            format=FORMAT,
-            format_version=header.format_version,
-            files=[
-                FileRead(
-                    self.path, self.real_path, reader.bytes_read, reader.sha256, opened_bytes=reader.size
-                )
-            ],
-            sessions=[session],
-            findings=self.findings,
-            native={"reducer": native},
-        )

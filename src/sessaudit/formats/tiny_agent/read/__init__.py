@@ -1,0 +1,1 @@
+"""Reading fact values: ids and digests, the shape checks and their violations, messages."""

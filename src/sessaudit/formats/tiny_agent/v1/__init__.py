@@ -1,0 +1,1 @@
+"""The legacy v1 verifier (`"type":"session"` headers, spec §15)."""

@@ -1,0 +1,1 @@
+"""The warehouse extractors of tiny-agent sessions (v2 and legacy v1)."""

@@ -1,0 +1,2 @@
+"""A fourth format, "tally", built only on the public plugin interface: nothing outside this folder
+knows it."""

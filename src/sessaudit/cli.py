@@ -529,7 +529,11 @@ def rules(
         typer.echo("")
         typer.echo(f"How to fix: {entry.fix}")
     typer.echo("")
-    typer.echo(f"Example and more: docs/rules.md#{entry.code.lower()} in the sessaudit sources")
+    owner = registry().owner(entry.code)
+    if owner is None or owner.name in registry().builtin:
+        typer.echo(f"Example and more: docs/rules.md#{entry.code.lower()} in the sessaudit sources")
+    else:
+        typer.echo(f"From the {owner.name} format plugin, not part of sessaudit: see its own documentation")
 
 
 @app.command()

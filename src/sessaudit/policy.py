@@ -23,7 +23,7 @@ from sessaudit.config import (
 )
 from sessaudit.engine import summarise
 from sessaudit.model import BaselineOutcome, Finding, Report, Settings
-from sessaudit.rules import RULES, find_rule
+from sessaudit.rules import catalogue, find_rule
 from sessaudit.verdicts import Severity
 
 _PREFIX: Final = re.compile(r"SA[0-9]{0,3}")
@@ -57,7 +57,7 @@ def parse_selector(text: str, origin: str) -> Selector:
     if entry is not None:
         return Selector(value, entry.code, _FULL_CODE)
     prefix = value.upper()
-    if _PREFIX.fullmatch(prefix) and any(rule.code.startswith(prefix) for rule in RULES):
+    if _PREFIX.fullmatch(prefix) and any(rule.code.startswith(prefix) for rule in catalogue().rules):
         return Selector(value, prefix, len(prefix) - 2)
     raise PolicyError(
         f"{origin}: unknown rule {value!r} (a code like SA104, a code prefix like SA1, or a name like "

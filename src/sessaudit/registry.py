@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Final
 
 from sessaudit.formats.interface import FormatPlugin, PluginOption
@@ -37,6 +37,13 @@ class Registry:
 
     plugins: tuple[FormatPlugin, ...]
     broken: tuple[BrokenPlugin, ...]
+    builtin: frozenset[str] = frozenset()  # the names of sessaudit's own formats among `plugins`
+
+    def owner(self, code: str) -> FormatPlugin | None:
+        """The format whose rule table holds this code (None: a core rule, or unknown)."""
+        return next(
+            (plugin for plugin in self.plugins if code in {rule.code for rule in _rules_of(plugin)}), None
+        )
 
     def get(self, name: str | None) -> FormatPlugin | None:
         return next((plugin for plugin in self.plugins if plugin.name == name), None)
@@ -108,18 +115,24 @@ def _load() -> Registry:
 
     found: list[tuple[FormatPlugin, str, str]] = []
     broken: list[BrokenPlugin] = []
-    for point in sorted(entry_points(group=GROUP), key=lambda item: (item.name, item.value)):
+    own: set[int] = set()  # id() of the objects sessaudit's own entry points gave
+    # sessaudit's own formats first: a third-party plugin that claims their names or rule codes is the one
+    # set aside, whatever it is called
+    for point in sorted(entry_points(group=GROUP), key=_builtin_first):
         try:
             loaded = point.load()
         except Exception as error:  # a third-party plugin may fail any way at all
             broken.append(BrokenPlugin(point.name, point.value, f"cannot be loaded: {_said(error)}"))
             continue
         found.append((loaded, point.name, point.value))
+        if is_builtin(point):
+            own.add(id(loaded))
     found.extend(
         (plugin, plugin.name if isinstance(plugin, FormatPlugin) else "?", origin)
         for plugin, origin in _registered
     )
     plugins: list[FormatPlugin] = []
+    builtin: set[str] = set()
     codes: set[str] = set(CORE_CODES)
     for plugin, name, target in found:
         reason = _problem(plugin, plugins, codes, CORE_CODES)
@@ -128,9 +141,21 @@ def _load() -> Registry:
             continue
         assert isinstance(plugin, FormatPlugin)
         plugins.append(plugin)
+        if id(plugin) in own:
+            builtin.add(plugin.name)
         codes.update(rule.code for rule in _rules_of(plugin))
     plugins.sort(key=lambda plugin: (first_code(plugin), plugin.name))
-    return Registry(tuple(plugins), tuple(broken))
+    return Registry(tuple(plugins), tuple(broken), frozenset(builtin))
+
+
+def _builtin_first(point: EntryPoint) -> tuple[bool, str, str]:
+    return (not is_builtin(point), point.name, point.value)
+
+
+def is_builtin(point: EntryPoint) -> bool:
+    """An entry point of the sessaudit distribution itself (one of its built-in formats)."""
+    dist = getattr(point, "dist", None)
+    return dist is not None and (dist.metadata["Name"] or "").lower() == "sessaudit"
 
 
 def _problem(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sessaudit.rulebase import Rule
-from sessaudit.rules import RULES
+from sessaudit.rules import catalogue
 from sessaudit.verdicts import Verdict
 
 # Why a verdict effect matters to the reader of a report (CONTRACT §4 "Verdicts", §3 exit codes).
@@ -140,7 +140,7 @@ def rules_markdown(examples: Mapping[str, Mapping[str, Any]]) -> str:
         "| code | name | default level | verdict effect | native code | summary |",
         "|---|---|---|---|---|---|",
     ]
-    for rule in RULES:
+    for rule in catalogue().rules:
         verdict = rule.verdict.value if rule.verdict else "–"
         native = f"`{rule.native_code}`" if rule.native_code else "–"
         lines.append(
@@ -149,7 +149,7 @@ def rules_markdown(examples: Mapping[str, Mapping[str, Any]]) -> str:
             f"| {rule.summary} |"
         )
     lines.append("")
-    for rule in RULES:
+    for rule in catalogue().rules:
         formats = ", ".join(rule.formats) if rule.formats else "any input (not format-specific)"
         lines += [
             f"## {rule.code}",

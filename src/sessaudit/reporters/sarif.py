@@ -12,7 +12,7 @@ from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
 from sessaudit.reporters.timing import AuditTimes, sarif_time
 from sessaudit.rulebase import Rule
-from sessaudit.rules import RULES, find_rule
+from sessaudit.rules import catalogue, find_rule
 from sessaudit.verdicts import Verdict
 
 SARIF_VERSION = "2.1.0"
@@ -177,7 +177,7 @@ def sarif_document(
 ) -> dict[str, Any]:
     """The SARIF log of `report`; artifact URIs relative to `base` (default: the working directory); the
     invocation's start and end times only when `times` is given (`--timestamps`)."""
-    index = {entry.code: position for position, entry in enumerate(RULES)}
+    index = {entry.code: position for position, entry in enumerate(catalogue().rules)}
     fingerprints: dict[str, int] = {}
     results = []
     for item, state in _baseline_states(report):
@@ -215,7 +215,7 @@ def sarif_document(
                     "driver": {
                         "name": report.tool.name,
                         "version": report.tool.version,
-                        "rules": [_rule_descriptor(entry) for entry in RULES],
+                        "rules": [_rule_descriptor(entry) for entry in catalogue().rules],
                     }
                 },
                 "invocations": [invocation],

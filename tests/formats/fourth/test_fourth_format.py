@@ -221,6 +221,9 @@ def test_rules_lists_and_explains_the_tally_rules(tally_installed: Path) -> None
     assert "verdict effect:   corrupt" in explained.stdout
     assert "counting from 1 by one" in explained.stdout
     assert "How to fix: Restore the tally file" in explained.stdout
+    assert explained.stdout.endswith(
+        "From the tally format plugin, not part of sessaudit: see its own documentation\n"
+    )
     by_name = runner.invoke(app, ["rules", "tally-torn-tail"])
     assert by_name.exit_code == 0 and "verdict effect:   repairable" in by_name.stdout
 
@@ -330,14 +333,6 @@ def test_the_console_script_finds_the_entry_point(tally_installed: Path, corpus:
     assert result["ruleId"] == "SA901" and rules[result["ruleIndex"]] == "SA901"
 
 
-STALE_CATALOGUE = (
-    "core gap: reporters/sarif.py and policy.py do `from sessaudit.rules import RULES`, which freezes the "
-    "catalogue as it was when they were first imported; a plugin registered (or an entry point reloaded) "
-    "after that is missing from SARIF's tool.driver.rules and from --select/--ignore prefixes"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=STALE_CATALOGUE)
 def test_a_plugin_added_after_import_reaches_sarif_and_selectors(corpus: Path) -> None:
     """`sessaudit.cli` (and so the reporters) was imported before this test registers the plugin."""
     with plugins.registered(PLUGIN):
@@ -464,19 +459,13 @@ def test_verify_still_verifies_the_built_ins_beside_broken_plugins(
     assert "clash-rule" not in rules.stdout
 
 
-CORE_GAP = (
-    "core gap (registry._load): entry points are validated in (name, value) order and the first to claim a "
-    "rule code or format name wins, so a third-party plugin sorting before a built-in one takes it down"
-)
-
-
 @pytest.mark.parametrize(
     ("name", "module"),
     [
         ("zz-clash", "tally_clash"),  # sorts after every built-in: set aside, as it should be
         ("tiny-agent", "tally_clash"),  # the same entry-point name: its value sorts after the built-in's
-        pytest.param("aa-clash", "tally_clash", marks=pytest.mark.xfail(strict=True, reason=CORE_GAP)),
-        pytest.param("tiny-agent", "acme_clash", marks=pytest.mark.xfail(strict=True, reason=CORE_GAP)),
+        ("aa-clash", "tally_clash"),  # sorts before every built-in: still the one set aside
+        ("tiny-agent", "acme_clash"),  # the same name, a value sorting before the built-in's
     ],
 )
 def test_a_clashing_plugin_never_takes_a_built_in_down(tmp_path: Path, name: str, module: str) -> None:

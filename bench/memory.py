@@ -108,8 +108,8 @@ def own_memory() -> dict[str, int]:
 def state_probe(path: str) -> dict[str, Any]:
     """Verify one tiny-agent session in this process; what its reducer holds at the end, and this
     process's RSS before and at its peak."""
-    from sessaudit.formats.interface import DEFAULT_OPTIONS
     from sessaudit.formats.tiny_agent.v2.verification import _Verification
+    from sessaudit.plugin import DEFAULT_OPTIONS
 
     before = own_memory()["rss"]
     size = os.path.getsize(path)

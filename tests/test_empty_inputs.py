@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from sessaudit.cli import app
 from sessaudit.discovery import discover
 from sessaudit.engine import audit
-from sessaudit.formats.interface import VerifyOptions
+from sessaudit.plugin import VerifyOptions
 from tests.formats.names import Format
 
 runner = CliRunner()

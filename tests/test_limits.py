@@ -23,9 +23,9 @@ from sessaudit.cli import FailOn, app, exit_code
 from sessaudit.discovery import discover
 from sessaudit.engine import AuditResult, audit
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
-from sessaudit.formats.interface import VerifyOptions
 from sessaudit.framing import LineReader
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES, Limits
+from sessaudit.plugin import VerifyOptions
 from sessaudit.rules import rule
 from sessaudit.strictjson import MAX_DEPTH
 from sessaudit.verdicts import Verdict

@@ -30,9 +30,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
+from sessaudit.plugin import SourceOutcome
 from sessaudit.resources import load_schema
 from sessaudit.strictjson import LineProblem, decode_line
 from tests.formats.tiny_agent.damaged import DAMAGED

@@ -13,7 +13,6 @@ from typer.testing import CliRunner
 
 from sessaudit.cli import app
 from sessaudit.engine import audit
-from sessaudit.formats.interface import VerifyOptions
 from sessaudit.formats.tiny_agent.build.legacy_v1 import LegacySessionBuilder
 from sessaudit.formats.tiny_agent.build.parts import Configuration
 from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder
@@ -21,6 +20,7 @@ from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.formats.tiny_agent.recover.current import CurrentSource, parse_current
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Seed
+from sessaudit.plugin import VerifyOptions
 from sessaudit.resources import load_schema
 from sessaudit.seedfiles import SeedClash, seed_file_name, write_seed
 from sessaudit.seeds import report_seeds, seed_document

@@ -33,10 +33,10 @@ from sessaudit.cli_limits import (
 from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover
 from sessaudit.cli_warehouse import EXIT_INTERRUPTED, internal_message, interrupted, load, query
 from sessaudit.engine import AuditResult, audit
-from sessaudit.formats.interface import OptionError, VerifyOptions
 from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
 from sessaudit.parallel import default_jobs
+from sessaudit.plugin import OptionError, VerifyOptions
 from sessaudit.policy import Policy, PolicyError, apply_policy, gate_failures, resolve_policy
 from sessaudit.progress import progress_bar
 from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text

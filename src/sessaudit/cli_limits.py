@@ -30,7 +30,7 @@ MaxFileBytesOption = Annotated[
         "--max-file-bytes",
         min=1,
         metavar="N",
-        help="Largest file read whole into memory (a Rivumi run's events.jsonl and JSON files, a Half-Pi "
+        help="Largest file read whole into memory (a run directory's event log and JSON files, a store's "
         "database or -wal), in bytes; a larger one is reported (SA012), exit 3.",
     ),
 ]

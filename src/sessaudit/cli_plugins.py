@@ -14,7 +14,7 @@ import typer
 import typer.main
 from typer.core import TyperCommand
 
-from sessaudit.formats.interface import OptionError, PluginOption
+from sessaudit.plugin import OptionError, PluginOption
 from sessaudit.registry import registry
 
 # the plugin options given to the running command, with their values

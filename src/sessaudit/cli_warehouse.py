@@ -24,8 +24,8 @@ from sessaudit.cli_limits import (
     MaxLineBytesOption,
     limits_of,
 )
-from sessaudit.formats.interface import VerifyOptions
 from sessaudit.parallel import default_jobs, worker_failure
+from sessaudit.plugin import VerifyOptions
 from sessaudit.reporters.console import safe
 from sessaudit.warehouse import QueryFormat
 

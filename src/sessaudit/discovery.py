@@ -70,7 +70,7 @@ def discover(paths: list[str], *, max_files: int = DEFAULT_MAX_FILES) -> Discove
 
 
 def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
-    """A source met twice is verified once, where first met: the same file named twice, a Rivumi run named
+    """A source met twice is verified once, where first met: the same file named twice, a run directory named
     through its events.jsonl and its session.json, a store through itself and its -wal (pre-commit names
     every changed file), or a named file inside a named folder."""
     seen: set[tuple[str, str]] = set()
@@ -88,7 +88,7 @@ def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
 def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_FILES) -> None:
     owning = _directory_of_named_record(given)
     if owning is not None:
-        # a named record of a directory source (a Rivumi run's events.jsonl) stands for the directory,
+        # a named record of a directory source (a run's event log) stands for the directory,
         # whatever the name is (a regular file, a symbolic link, a file that cannot be read): CONTRACT §1
         name, directory = owning
         result.candidates.append(Candidate(os.path.dirname(given) or ".", directory, name, True))

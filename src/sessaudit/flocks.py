@@ -1,8 +1,8 @@
-"""Is a writer alive on a file (Rivumi's .writer.lock, Half-Pi's mind.lock)? Read /proc/locks; never lock.
+"""Is a writer alive on a file (a run's .writer.lock, a store's mind.lock)? Read /proc/locks; never lock.
 
-Holding an exclusive `flock` on `<run>/.writer.lock` is Rivumi's writer lease; the pid written in the file
+Holding an exclusive `flock` on `<run>/.writer.lock` is a run writer's lease; the pid written in the file
 may be stale, so only the kernel's lock table tells. A probing flock (which the spec allows) would briefly
-hold a lock on the evidence and could make a starting Rivumi writer fail; reading /proc/locks changes nothing.
+hold a lock on the evidence and could make a starting writer fail; reading /proc/locks changes nothing.
 
 Known limits: Linux only (/proc/locks must be readable; otherwise OSError is raised, not guessed); the lock is
 matched by device and inode, so on a stacking filesystem (overlayfs) whose stat() device differs from the
@@ -53,7 +53,7 @@ def parse_proc_locks(text: str) -> list[KernelLock]:
 
 def writer_active(lock_path: str | os.PathLike[str], *, proc_locks: str = PROC_LOCKS) -> bool:
     """True when some process holds an exclusive flock on `lock_path`'s inode (the path is not followed
-    when it is a symlink, as Rivumi opens it with O_NOFOLLOW: a symlink or an absent file has no writer).
+    when it is a symlink, as the writer opens it with O_NOFOLLOW: a symlink or an absent file has no writer).
     """
     try:
         status = os.lstat(lock_path)

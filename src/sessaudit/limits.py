@@ -37,9 +37,8 @@ class Limits:
 
     # bytes of one JSONL line (without its LF) that a reader holds and decodes: `--max-line-bytes`
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    # bytes of a file that a reader must hold whole (a Rivumi run's events.jsonl, session.json,
-    # request.json, .writer.lock; a Half-Pi database or -wal, whose tables are read whole):
-    # `--max-file-bytes`. Streamed tiny-agent logs are not held.
+    # bytes of a file that a reader must hold whole (a run directory's event log and JSON files, a store's
+    # database or -wal, whose tables are read whole): `--max-file-bytes`. Streamed logs are not held.
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     # directory entries one walk of a named directory looks at: `--max-files`
     max_files: int = DEFAULT_MAX_FILES

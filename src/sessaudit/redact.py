@@ -18,7 +18,7 @@ by default rather than leaked.
   systems' own one-line answers) stay, but every quoted literal inside them (`'…'`, `"…"`, an
   unterminated quote to the end) is masked unless it is a value the allow-list keeps elsewhere in the
   same report (an id, a tool name, a path); this is how rules quote what they found.
-- A native seed's exact bytes (`native_text`) and Rivumi's replay stdout (`native.replay.text`) are
+- A native seed's exact bytes (`native_text`) and a source system's replay stdout (`native.replay.text`) are
   masked whole like any other unlisted string: exact bytes cannot be partly redacted."""
 
 from __future__ import annotations

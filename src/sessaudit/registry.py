@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Final
 
-from sessaudit.formats.interface import FormatPlugin, PluginOption
+from sessaudit.plugin import FormatPlugin, PluginOption
 from sessaudit.rulebase import Rule
 
 GROUP: Final = "sessaudit.formats"
@@ -163,7 +163,7 @@ def _problem(
 ) -> str | None:
     """Why this object cannot be a format plugin next to `accepted` (rule codes `codes` taken), or None."""
     if not isinstance(plugin, FormatPlugin):
-        return f"is {type(plugin).__name__}, not a sessaudit.formats.interface.FormatPlugin"
+        return f"is {type(plugin).__name__}, not a sessaudit.plugin.FormatPlugin"
     if not isinstance(plugin.name, str) or NAME.fullmatch(plugin.name) is None:
         return f"has no usable name ({plugin.name!r}: lower-case letters, digits and '-')"
     if any(other.name == plugin.name for other in accepted):

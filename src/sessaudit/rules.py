@@ -21,7 +21,7 @@ from sessaudit.rulebase import (
 from sessaudit.verdicts import Verdict
 
 if TYPE_CHECKING:
-    from sessaudit.formats.interface import FormatPlugin
+    from sessaudit.plugin import FormatPlugin
 
 _CORE_RULES: tuple[Rule, ...] = (
     # --- inputs and evidence --------------------------------------------------------------
@@ -371,7 +371,7 @@ def _first(parts: list[str]) -> str:
 # The places in the core rules' texts where each format says its own part (FormatPlugin.rule_phrases):
 # how the formats' phrases are joined there, taken in registry order (or, `True`, by format name).
 PLACES: dict[str, tuple[Callable[[list[str]], str], bool]] = {
-    "inputs": (_or_list, False),  # SA002: "a tiny-agent session, ... or a Half-Pi store"
+    "inputs": (_or_list, False),  # SA002: "a <format>'s session, a run directory or a store"
     "inputs-named": (_or_list, False),
     "input-kinds": (_or_list, False),  # SA006
     "unsupported": ("; ".join, False),  # SA003

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -58,10 +59,10 @@ _INCOMPLETE_WHY = (
 
 _CORPUS_SOURCES = {
     "tests/golden/reports": "built by `tests/test_golden_reports.py`, case `{case}`",
-    "tests/golden/rivumi": "built by `tests/formats/rivumi/cases.py`, case `{case}`",
-    "tests/golden/half-pi": "built by `tests/formats/half_pi/cases.py`, case `{case}`",
     "tests/golden/examples.report.json": "the committed `examples/` directory",
 }
+# a format's own golden corpus, tests/golden/<format>/, is built by its tests' cases.py
+_FORMAT_CORPUS = re.compile(r"tests/golden/(?P<format>[a-z][a-z0-9-]*)/")
 
 
 def load_examples(path: Path) -> dict[str, dict[str, Any]]:
@@ -96,8 +97,14 @@ def console_place(location: Mapping[str, Any]) -> str:
 
 def _corpus_example(example: Mapping[str, Any]) -> list[str]:
     golden = example["golden"]
-    corpus = next(prefix for prefix in _CORPUS_SOURCES if golden.startswith(prefix))
-    built_by = _CORPUS_SOURCES[corpus].format(case=example["case"])
+    corpus = next((prefix for prefix in _CORPUS_SOURCES if golden.startswith(prefix)), None)
+    if corpus is not None:
+        built_by = _CORPUS_SOURCES[corpus].format(case=example["case"])
+    else:
+        own = _FORMAT_CORPUS.match(golden)
+        assert own is not None, golden
+        folder = own["format"].replace("-", "_")
+        built_by = f"built by `tests/formats/{folder}/cases.py`, case `{example['case']}`"
     location = example["location"]
     path = location.get("path") or "(no file)"
     lines = [f"From the golden report `{golden}` (its input: {built_by}).", ""]

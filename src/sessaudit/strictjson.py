@@ -90,9 +90,9 @@ _WIDE_DECODER = json.JSONDecoder(
 def decode_line(data: bytes, *, strip_bom: bool = False) -> Any:
     """One committed line → its JSON value, or raise LineProblem.
 
-    Checks in tiny-agent's order (§3): UTF-8-encoded surrogates (SA103), strict UTF-8 (SA102), empty
+    Checks in the order of the strictest spec verified (formats/<log>.md §3): UTF-8-encoded surrogates (SA103), strict UTF-8 (SA102), empty
     line (SA104), CR before the LF (SA105), then strict JSON (SA106, duplicate keys SA107, escaped lone
-    surrogates SA108). `strip_bom` drops a leading EF BB BF first, as tiny-agent's TypeScript reader
+    surrogates SA108). `strip_bom` drops a leading EF BB BF first, as the TypeScript readers do
     does; columns still count from the line's first byte.
 
     orjson decodes first (sessaudit.fastjson); a line it cannot prove strictly valid takes
@@ -114,7 +114,7 @@ def decode_line_exact(data: bytes, *, strip_bom: bool = False) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         # Valid UTF-8 never holds ED A0..BF, so the surrogate scan only runs once decoding has failed; it
-        # still wins over an earlier invalid byte, as in tiny-agent, by searching the whole line.
+        # still wins over an earlier invalid byte, as in that spec's reader, by searching the whole line.
         raise _encoding_problem(data, error, column_base) from None
     if not text:
         raise LineProblem(
@@ -255,7 +255,7 @@ class _Container:
 
 
 class _Locator:
-    """A slow, exact, iterative scan with tiny-agent's grammar that raises the first LineProblem."""
+    """A slow, exact, iterative scan with that grammar that raises the first LineProblem."""
 
     def __init__(self, text: str, column_base: int) -> None:
         self.text = text

@@ -1,7 +1,7 @@
 """Times as the report writes them: UTC ISO-8601 with milliseconds (`2026-11-30T14:05:53.120Z`).
 
-One converter for every format (tiny-agent v2 and Half-Pi record epoch milliseconds; tiny-agent v1 and
-Rivumi record ISO-8601 text), so no format imports another's."""
+One converter for every format (some record epoch milliseconds, others ISO-8601 text), so no format
+imports another's."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def _physical_location(item: Finding, uri: str) -> dict[str, Any]:
 
 
 def _logical_locations(item: Finding) -> list[dict[str, str]]:
-    """A Half-Pi row (table and rowid) and a JSON pointer have no line: they are logical locations."""
+    """A store's row (table and rowid) and a JSON pointer have no line: they are logical locations."""
     location = item.location
     logical: list[dict[str, str]] = []
     if location.table is not None:

@@ -1,5 +1,5 @@
 """What a `--db` file is, judged from its first bytes before DuckDB opens it: a whole DuckDB file, a SQLite
-database (e.g. a Half-Pi store given by mistake), a truncated DuckDB file, or something else. DuckDB is
+database (e.g. a session store given by mistake), a truncated DuckDB file, or something else. DuckDB is
 never let near a file that is not a DuckDB database (it is evidence, or someone's data), and a truncated
 one is named as such instead of failing deep inside a query."""
 

@@ -14,7 +14,9 @@ from sessaudit.warehouse.rows import FactRow, LedgerRow, ToolCallRow, clean, raw
 # tool_calls.status: what the log says about one call (docs/warehouse.md)
 SUCCEEDED: Final = "succeeded"
 FAILED: Final = "failed"
-ANSWERED: Final = "answered"  # a result is recorded, but not whether the tool succeeded (Half-Pi local tools)
+ANSWERED: Final = (
+    "answered"  # a result is recorded, but not whether the tool succeeded (e.g. local tools of a store)
+)
 NOT_EXECUTED: Final = "not-executed"  # answered without running: denied, aborted before execution, truncated
 UNKNOWN: Final = "unknown"  # started (or may have started) and no outcome is known
 NOT_STARTED: Final = "not-started"  # asked for by the model, neither started nor answered
@@ -68,7 +70,7 @@ class SessionDetails:
     provider: str | None = None
     model: str | None = None
     cwd: str | None = None
-    header: str | None = None  # a tiny-agent header line, as JSON text
+    header: str | None = None  # a log's header line, as JSON text
 
 
 # a spill gets the facts, ledger rows and finished tool calls made since the last one, and their payload size
@@ -81,7 +83,7 @@ class Extraction:
     """Everything loaded from one source's records (its verified prefix when it is corrupt).
 
     Facts and ledger rows go through `add_fact`/`add_usage`, and tool calls that nothing later can change
-    through `add_call` (tiny-agent: those of a finished run). With a `spill` they leave in bounded batches
+    through `add_call` (e.g. those of a finished run). With a `spill` they leave in bounded batches
     (`spill_rows` rows or `spill_bytes` of payload, whichever comes first) as they are made, and only what a
     source's summary rows need stays: counts and time bounds per session (state, not bytes). Without one
     they all stay in `facts`, `usage` and `tool_calls`. `calls` are the drafts still to be joined with the
@@ -101,7 +103,9 @@ class Extraction:
     facts_loaded: int = 0  # facts added, spilled or not
     pending_bytes: int = 0  # payload characters of the facts not spilled yet
     counted: Counter[str | None] = field(default_factory=Counter)  # facts per session
-    messages: Counter[str | None] = field(default_factory=Counter)  # Half-Pi `messages` facts per session
+    messages: Counter[str | None] = field(
+        default_factory=Counter
+    )  # `messages` facts per session (WarehousePart.counts_messages)
     bounds: dict[str | None, tuple[int, int]] = field(default_factory=dict)  # session → first, last moment
     # run ids given to facts already spilled: (line, fact id, run id), applied where the rows were written
     patches: list[tuple[int, str, str]] = field(default_factory=list)

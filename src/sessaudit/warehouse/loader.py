@@ -8,11 +8,11 @@ written in Arrow batches by writer.py while later sources are verified.
 
 Memory is bounded by the batch size, not by the size of a source: a source is extracted here, streamed
 from its verified bytes in chunks (hashed as they are read), its rows handed to the writer in bounded
-batches. In one process (one job, or one source), a tiny-agent v2 source new to the warehouse is read
+batches. In one process (one job, or one source), a source new to the warehouse whose format can extract in one pass is read
 once: its rows are extracted from the verifier's own decoded lines as they are checked (extract.SinglePass),
 and only when that cannot be the verified history exactly is it read a second time. With `--jobs`, a
 worker process verifies; it also extracts a source of at most `EXTRACT_IN_WORKER_BYTES` (the rows
-pickled back are small then; a new tiny-agent v2 one in the same single pass), and at most 2 × jobs
+pickled back are small then; a new one in the same single pass), and at most 2 × jobs
 results wait."""
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import duckdb
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Discovery, discover
 from sessaudit.engine import discovery_outcome, source_incomplete, summarise, verify_candidate
-from sessaudit.formats.interface import DEFAULT_OPTIONS, VerifyOptions
 from sessaudit.model import Finding, Report, Settings, Source, Tool
 from sessaudit.parallel import ordered_map
+from sessaudit.plugin import DEFAULT_OPTIONS, VerifyOptions
 from sessaudit.progress import estimated_bytes
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
 from sessaudit.warehouse.dbfile import damaged_message, foreign_reason, open_failure
@@ -46,7 +46,7 @@ from sessaudit.warehouse.writer import Writer
 
 LOADED, UNCHANGED, REPLACED, NOT_LOADED = "loaded", "unchanged", "replaced", "not-loaded"
 EXTRACT_IN_WORKER_BYTES = 4 << 20  # with --jobs, a worker extracts a source this small; others stream
-# with more than one job, a new tiny-agent source this big is verified by a worker process while this one
+# with more than one job, a new source this big (whose format can extract beside verification) is verified by a worker process while this one
 # extracts it (WholeFile); a smaller one in one pass here (a spawned worker costs about a second)
 BESIDE_BYTES = 48 << 20
 SPILL_ROWS = 50_000  # a streamed source hands its facts and ledger rows to the writer in batches this big
@@ -66,7 +66,7 @@ class LoadOptions:
     verify: VerifyOptions = DEFAULT_OPTIONS
     version: str = __version__
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    # in one process, a new tiny-agent v2 source is extracted in the verifier's own pass (SinglePass);
+    # in one process, a new source (of a format with WarehousePart.one_pass) is extracted in the verifier's own pass (SinglePass);
     # False: verified, then read again to be extracted (the reference the single pass is tested against)
     single_pass: bool = True
 
@@ -116,7 +116,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
         with Writer(connection, DUCKDB_MEMORY) as writer:
             outcomes = []
             candidates = _unique(discovery.candidates)
-            # in one process, a new tiny-agent source is verified here and extracted in the same pass, or
+            # in one process, a new source of such a format is verified here and extracted in the same pass, or
             # (more than one job, a large source) verified by a worker while this process extracts it
             one_pass = options.single_pass and (options.jobs <= 1 or len(candidates) <= 1)
             for item in _verified(candidates, loaded, sizes, stamp, options, one_pass):
@@ -232,7 +232,7 @@ def verify_and_extract(
 ) -> Outcome | Candidate:
     """Verify one source; unless it is loaded already with the same sha256, extract its rows here when
     its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`).
-    A tiny-agent source that is new, or loaded before at another size (`sizes`: the loaded sources' bytes;
+    A source whose format extracts in one pass (WarehousePart.one_pass) that is new, or loaded before at another size (`sizes`: the loaded sources' bytes;
     a log that grew), is fresh: with `one_pass` it comes back as it is, to be verified and extracted in
     one pass by the process that writes (`_verify_in_one_pass`); otherwise, when it is small enough, its
     rows are extracted here as it is verified (SinglePass), and read a second time only when that is not
@@ -246,7 +246,7 @@ def verify_and_extract(
     )
     if one_pass and fresh:
         return candidate
-    # a fresh tiny-agent source small enough to be extracted here is extracted as it is verified
+    # a fresh such source small enough to be extracted here is extracted as it is verified
     tap = (
         one_pass_of(candidate.path, source_id_of(real_path), Extraction())
         if one_pass_of is not None
@@ -291,7 +291,7 @@ def _resized(real_path: str, loaded_bytes: int | None) -> bool:
 def _verify_in_one_pass(
     candidate: Candidate, loaded: dict[str, str | None], writer: Writer, stamp: Stamp, options: LoadOptions
 ) -> Outcome:
-    """Verify a tiny-agent source here, its rows extracted from the verifier's own reading as each line is
+    """Verify a one-pass source here, its rows extracted from the verifier's own reading as each line is
     checked and written in bounded batches (SinglePass); when that is not the verified history exactly,
     the rows are discarded and the source is extracted in a second pass (`_stream`)."""
     real_path = os.path.realpath(candidate.real_path)
@@ -309,7 +309,7 @@ def _verify_in_one_pass(
 def _verify_beside_extraction(
     candidate: Candidate, loaded: dict[str, str | None], writer: Writer, stamp: Stamp, options: LoadOptions
 ) -> Outcome:
-    """Verify a tiny-agent source in a worker process while this one extracts every line of it and writes
+    """Verify a source in a worker process while this one extracts every line of it and writes
     its rows (WholeFile): the two cores work at once, each reading the file. When the source turns out to
     have a cut, other bytes, or no v2 header, the rows are discarded and it is extracted again from the
     verified bytes (`_stream`)."""

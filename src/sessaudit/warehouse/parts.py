@@ -16,7 +16,7 @@ Extractor = Callable[[Source, str, list[Finding], str, Extraction, int], None]
 
 
 class OnePass(Protocol):
-    """A LineTap (sessaudit.formats.interface) that extracts each line's rows as the verifier checks it."""
+    """A LineTap (sessaudit.plugin) that extracts each line's rows as the verifier checks it."""
 
     into: Extraction
 

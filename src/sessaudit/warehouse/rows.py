@@ -22,7 +22,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE_CHARACTER = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE_START = re.compile(rb"\\u[dD]")  # in bytes: where `raw_json` has anything to look at
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# Half-Pi and tiny-agent instants beyond these bounds are not times a writer produced (and overflow Arrow).
+# Epoch-millisecond instants beyond these bounds are not times a writer produced (and overflow Arrow).
 _MIN_MS, _MAX_MS = 0, 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
 
 

@@ -15,7 +15,6 @@ import re
 from collections.abc import Sequence
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.interface import FileRead, FormatPlugin, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.framing import Line
 from sessaudit.model import (
     Finding,
@@ -30,6 +29,7 @@ from sessaudit.model import (
     Source,
     Usage,
 )
+from sessaudit.plugin import FileRead, FormatPlugin, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.rulebase import CORRUPT, REPAIRABLE, E, Rule, W, _rule
 from sessaudit.warehouse.drafts import Extraction
 

@@ -44,7 +44,7 @@ GAP_LINE_OFFSET = GAP_TALLY.index(b'{"seq": 3')  # where SA901 points: line 3
 OPEN_LAST_OFFSET = OPEN_TALLY.index(b'{"seq": 2')  # where SA301 points: the last verified line, 3
 TALLY_POINT = "tests.formats.fourth.plugin:PLUGIN"
 CLASHING_MODULE = """
-from sessaudit.formats.interface import FormatPlugin
+from sessaudit.plugin import FormatPlugin
 from sessaudit.rulebase import E, CORRUPT, _rule
 
 

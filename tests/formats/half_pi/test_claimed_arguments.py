@@ -8,8 +8,8 @@ from typing import Any
 
 from sessaudit.engine import audit
 from sessaudit.formats.half_pi.claims.claims_file import parse_claims
-from sessaudit.formats.interface import VerifyOptions
 from sessaudit.model import Run
+from sessaudit.plugin import VerifyOptions
 
 STORE = Path(__file__).resolve().parents[3] / "examples" / "half-pi" / "home" / "db" / "half-pi.db"
 RUN_ID = "59fb1ad012774d16"  # the deploy on hand-1, approved by approval 0998d680510009ef, still running

@@ -17,7 +17,7 @@ from sessaudit.formats.half_pi.build.parts import ToolCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.half_pi.read.snapshot import SnapshotOptions
 from sessaudit.formats.half_pi.verifier import verify_half_pi
-from sessaudit.formats.interface import VerifyOptions
+from sessaudit.plugin import VerifyOptions
 from sessaudit.reporters.json import render_json
 from tests.formats.half_pi.test_builder import crash_scenario
 from tests.golden import tree_state

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.build.session import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Finding
+from sessaudit.plugin import SourceOutcome
 from sessaudit.verdicts import Verdict
 
 READ = Call("read", {"path": "src/cart.js"})

@@ -6,10 +6,10 @@ import io
 import json
 from typing import Any
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder
 from sessaudit.formats.tiny_agent.read.digests import sha256_digest
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
+from sessaudit.plugin import SourceOutcome
 from sessaudit.verdicts import Verdict
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
+from sessaudit.plugin import SourceOutcome
 from sessaudit.verdicts import Verdict
 from tests.shared import conformance_dir, conformance_manifest, conformance_names
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import io
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Finding
+from sessaudit.plugin import SourceOutcome
 
 
 def verify(data: bytes) -> SourceOutcome:

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.v1.lines import instant, read_header, read_line
 from sessaudit.formats.tiny_agent.v1.verifier import verify_tiny_agent_v1
 from sessaudit.model import Finding, Run, Usage
+from sessaudit.plugin import SourceOutcome
 from sessaudit.resources import load_schema
 from sessaudit.verdicts import Verdict
 

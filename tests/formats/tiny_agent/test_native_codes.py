@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.build.session import DELETE, Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Finding
+from sessaudit.plugin import SourceOutcome
 from sessaudit.verdicts import Verdict
 
 HEADER = {

@@ -6,10 +6,10 @@ from __future__ import annotations
 import io
 import json
 
-from sessaudit.formats.interface import DEFAULT_OPTIONS
 from sessaudit.formats.tiny_agent.build.session import SessionBuilder
 from sessaudit.formats.tiny_agent.recover.planner import plan_recovery
 from sessaudit.formats.tiny_agent.v2.verification import _Verification
+from sessaudit.plugin import DEFAULT_OPTIONS
 
 
 def test_a_rejected_line_with_a_message_entry_does_not_move_the_step_context() -> None:

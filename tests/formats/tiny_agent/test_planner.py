@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome
 from sessaudit.formats.tiny_agent.build.machinery import dump_json
 from sessaudit.formats.tiny_agent.build.parts import default_replay
 from sessaudit.formats.tiny_agent.build.session import Call, Configuration, SessionBuilder
@@ -27,6 +26,7 @@ from sessaudit.formats.tiny_agent.recover.planner import (
     plan_recovery,
 )
 from sessaudit.formats.tiny_agent.v2.verification import _Verification
+from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome
 from sessaudit.resources import load_schema
 from sessaudit.verdicts import Verdict
 

@@ -6,10 +6,10 @@ import io
 
 import pytest
 
-from sessaudit.formats.interface import SourceOutcome
 from sessaudit.formats.tiny_agent.build.session import Call, SessionBuilder, TokenUsage
 from sessaudit.formats.tiny_agent.verifier import verify_tiny_agent
 from sessaudit.model import Recovery, Session
+from sessaudit.plugin import SourceOutcome
 from sessaudit.verdicts import Verdict
 
 READ = Call("read", {"path": "src/cart.js"})

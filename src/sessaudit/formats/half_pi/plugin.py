@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from sessaudit.formats.half_pi.recognise import is_store, owned_by_store, store_of_companion
-from sessaudit.formats.interface import FormatPlugin, OptionError, PluginOption, SourceOutcome, VerifyOptions
 from sessaudit.model import Finding
+from sessaudit.plugin import FormatPlugin, OptionError, PluginOption, SourceOutcome, VerifyOptions
 from sessaudit.rulebase import Rule
 
 NAME: Final = "half-pi"

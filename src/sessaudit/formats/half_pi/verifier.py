@@ -31,9 +31,9 @@ from sessaudit.formats.half_pi.runs.last_written import stamp_times
 from sessaudit.formats.half_pi.runs.recovery import OpenRun, recover
 from sessaudit.formats.half_pi.runs.seeds import half_pi_seed
 from sessaudit.formats.half_pi.spec.schema_generations import SchemaGeneration, detect_generation
-from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.limits import FILE_TOO_LARGE, size_text
 from sessaudit.model import Finding, SeedSource, Session, Usage
+from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
 from sessaudit.withheld import first_corrupting, withheld_reason

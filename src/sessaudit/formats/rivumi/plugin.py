@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from sessaudit.formats.interface import FormatPlugin, PluginOption, SourceOutcome, VerifyOptions
 from sessaudit.formats.rivumi.recognise import RECORDS, rivumi_run_directory
+from sessaudit.plugin import FormatPlugin, PluginOption, SourceOutcome, VerifyOptions
 from sessaudit.rulebase import Rule
 
 NAME: Final = "rivumi"

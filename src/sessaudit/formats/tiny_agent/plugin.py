@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
-from sessaudit.formats.interface import (
+from sessaudit.plugin import (
     FormatPlugin,
     LineTap,
     OptionError,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-from sessaudit.formats.interface import DEFAULT_OPTIONS, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.formats.tiny_agent.v1.verifier import verify_tiny_agent_v1
 from sessaudit.formats.tiny_agent.v2.verification import _Verification
+from sessaudit.plugin import DEFAULT_OPTIONS, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.strictjson import LineProblem, decode_line
 
 # The header is line 1; a header longer than this is not one a v1 writer produced.

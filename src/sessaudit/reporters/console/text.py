@@ -12,11 +12,11 @@ from typing import Any
 _CONTROL = re.compile(
     r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
-# an id a person copies: a UUID, or a run of 16+ hex digits (Rivumi run ids, digests)
+# an id a person copies: a UUID, or a run of 16+ hex digits (run ids, digests)
 _ID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}"
 )
-# a field ending in `_at` followed by epoch milliseconds (Half-Pi's `accepted_at 1785412800303`)
+# a field ending in `_at` followed by epoch milliseconds (`accepted_at 1785412800303`)
 _EPOCH_MILLISECONDS = re.compile(r"\b(\w+_at)([ =:]+)(\d{12,14})\b")
 _POINTER_LIMIT = 60
 ELLIPSIS = "…"

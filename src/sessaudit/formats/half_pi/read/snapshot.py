@@ -32,7 +32,7 @@ from sessaudit.formats.half_pi.read.store_files import (
     wal_info,
     wide_modes,
 )
-from sessaudit.formats.interface import FileRead
+from sessaudit.plugin import FileRead
 
 SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 HEADER_BYTES: Final = 100

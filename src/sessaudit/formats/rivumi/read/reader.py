@@ -11,13 +11,13 @@ from typing import Final
 
 from sessaudit import evidence
 from sessaudit.evidence import NotRegularFile, open_evidence, read_chunks
-from sessaudit.formats.interface import FileRead
 from sessaudit.formats.rivumi.read.eventlog import EventLog
 from sessaudit.formats.rivumi.read.events import verify_events
 from sessaudit.formats.rivumi.read.manifest import JsonArtifact, check_lock, check_manifest, check_request
 from sessaudit.formats.rivumi.read.usage import cross_check_usage
 from sessaudit.limits import DEFAULT_LIMITS, FILE_TOO_LARGE, Limits, over_limit, size_text
 from sessaudit.model import Finding
+from sessaudit.plugin import FileRead
 from sessaudit.rules import finding
 
 RUN_FILES: Final = ("events.jsonl", "session.json", "request.json", ".writer.lock")

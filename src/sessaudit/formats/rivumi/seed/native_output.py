@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import sys
 
-from sessaudit.formats.interface import OptionError
 from sessaudit.outputsafety import json_safe
+from sessaudit.plugin import OptionError
 from sessaudit.reporters.console import safe
 
 

@@ -13,7 +13,6 @@ import os
 from typing import Any, Final
 
 from sessaudit.flocks import writer_active
-from sessaudit.formats.interface import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.formats.rivumi.native.replay import native_replay
 from sessaudit.formats.rivumi.native.resume import native_resume, resume_log_problem
 from sessaudit.formats.rivumi.read.eventlog import Event
@@ -26,6 +25,7 @@ from sessaudit.formats.rivumi.verify.agreement import (
 )
 from sessaudit.formats.rivumi.verify.reconcile import Reconciliation, reconcile
 from sessaudit.model import Finding, Location, SeedSource, Session, Usage
+from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.rules import finding, verdict_of
 from sessaudit.times import iso_from_text
 from sessaudit.verdicts import Verdict, worst

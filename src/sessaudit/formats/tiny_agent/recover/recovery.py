@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from sessaudit.formats.interface import VerifyOptions
 from sessaudit.formats.tiny_agent.check.state import Operation
 from sessaudit.formats.tiny_agent.recover.planner import CONFIGURATION_UNCHANGED, PlanResult, plan_recovery
 from sessaudit.formats.tiny_agent.recover.seeding import continuation, fork_state
 from sessaudit.model import SEED_KIND, Finding, ForkPoint, Recovery, Run, Seed, SeedContext, SeedSource
+from sessaudit.plugin import VerifyOptions
 from sessaudit.rules import finding
 from sessaudit.withheld import first_corrupting, withheld_reason
 

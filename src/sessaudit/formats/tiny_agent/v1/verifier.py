@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from sessaudit.formats.interface import FileRead, SourceOutcome
 from sessaudit.formats.tiny_agent.v1.lines import (
     HEADER,
     MAX_SAFE_INTEGER,
@@ -29,6 +28,7 @@ from sessaudit.limits import (
     too_many_findings_message,
 )
 from sessaudit.model import Finding, Run, SeedSource, Session, Usage
+from sessaudit.plugin import FileRead, SourceOutcome
 from sessaudit.rules import finding, verdict_of
 from sessaudit.strictjson import LineProblem, decode_line
 from sessaudit.verdicts import Verdict

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import BinaryIO, Final
 
-from sessaudit.formats.interface import FileRead, SourceOutcome, VerifyOptions
 from sessaudit.formats.tiny_agent.check.header import HeaderOutcome
 from sessaudit.formats.tiny_agent.check.observations import Observations
 from sessaudit.formats.tiny_agent.check.reducer import Reducer
@@ -15,6 +14,7 @@ from sessaudit.formats.tiny_agent.v2.precedence import Precedence
 from sessaudit.framing import LineReader
 from sessaudit.limits import TOO_MANY_FINDINGS, too_many_findings_message
 from sessaudit.model import Finding, SeedSource, Session, Usage
+from sessaudit.plugin import FileRead, SourceOutcome, VerifyOptions
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO
 
-from sessaudit.formats.interface import UNDECODED, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.formats.tiny_agent.check import header as headers
 from sessaudit.formats.tiny_agent.check.compaction import Rereader
 from sessaudit.formats.tiny_agent.check.observations import Observations
@@ -16,6 +15,7 @@ from sessaudit.formats.tiny_agent.v2.precedence import Precedence
 from sessaudit.framing import Line, LineReader
 from sessaudit.limits import LINE_TOO_LONG, line_too_long_message
 from sessaudit.model import Finding
+from sessaudit.plugin import UNDECODED, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.rules import finding
 from sessaudit.strictjson import NESTING_TOO_DEEP, LineProblem, decode_line
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from sessaudit.formats.interface import UNDECODED
 from sessaudit.framing import BYTE_ORDER_MARK, Line
+from sessaudit.plugin import UNDECODED
 
 _DECODER = json.JSONDecoder()
 _BLANK = " \t\r\n"

@@ -9,13 +9,13 @@ from itertools import chain
 from typing import Any
 
 from sessaudit.evidence import open_evidence
-from sessaudit.formats.interface import UNDECODED
 from sessaudit.formats.tiny_agent.check.header import read_header
 from sessaudit.formats.tiny_agent.warehouse.lines import header_text
 from sessaudit.formats.tiny_agent.warehouse.v1 import extract_v1
 from sessaudit.formats.tiny_agent.warehouse.v2 import V2Extractor, extract_v2
 from sessaudit.framing import Line, LineReader
 from sessaudit.model import Finding, Source
+from sessaudit.plugin import UNDECODED
 from sessaudit.strictjson import LineProblem, decode_line
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.extract import EXTRACTION_ERRORS, EvidenceChanged, cut_line

@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from sessaudit.formats.interface import UNDECODED
 from sessaudit.formats.tiny_agent.warehouse.lines import transaction_facts, verified_header
 from sessaudit.framing import Line
+from sessaudit.plugin import UNDECODED
 from sessaudit.warehouse.drafts import (
     FAILED,
     NOT_EXECUTED,

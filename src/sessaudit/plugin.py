@@ -95,7 +95,7 @@ class LineTap(Protocol):
 def source_sha256(files: list[FileRead]) -> str | None:
     """One file: its hash; several: sha256 of `<sha256>  <relative path>\\n` lines sorted by path.
 
-    Paths are relative to the first file's folder (a Rivumi run directory, a Half-Pi store's folder), so
+    Paths are relative to the first file's folder (a run directory, a store's folder), so
     the hash does not depend on how the source was named on the command line."""
     if not files:
         return None
@@ -117,7 +117,7 @@ class PluginOption:
     `parse(value)` turns the option's value (a path, or True for a flag) into VerifyOptions extras (a
     mapping merged into them), or raises OptionError. A `takeover` flag instead hands the whole command
     to `takeover(path, run, sequence)`, which prints the source system's own answer and returns the exit
-    status (Rivumi's `seed --native`); such an answer is exact bytes, so `--redact` refuses it."""
+    status (e.g. `seed --native`); such an answer is exact bytes, so `--redact` refuses it."""
 
     flag: str  # "--claims"
     help: str
@@ -138,8 +138,8 @@ class FormatPlugin:
     every hook has a do-nothing default. Its hooks must import the format's heavy modules lazily (inside
     the hook), so that a format's code is loaded only when a source of it is met."""
 
-    name: str = ""  # as in reports: "tiny-agent"
-    title: str = ""  # as in prose: "tiny-agent", "Rivumi"
+    name: str = ""  # as in reports and the entry point: lower-case letters, digits, "-"
+    title: str = ""  # as in prose (capitals as its authors write them)
     versions: tuple[str, ...] = ()  # the format versions it verifies
     recognises: str = ""  # one line for `sessaudit formats`: what it takes for a source of its own
     # catalogue rules the core owns that this format's sources can give (SA301 run-left-open, ...)

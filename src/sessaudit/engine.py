@@ -11,7 +11,10 @@ from typing import Any
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Discovery, Problem, discover
 from sessaudit.evidence import Recheck, open_evidence, recheck
-from sessaudit.formats.interface import (
+from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
+from sessaudit.model import FileEvidence, Finding, Report, Settings, Source, Summary, Tool
+from sessaudit.parallel import ordered_map
+from sessaudit.plugin import (
     DEFAULT_OPTIONS,
     FileRead,
     LineTap,
@@ -19,9 +22,6 @@ from sessaudit.formats.interface import (
     VerifyOptions,
     source_sha256,
 )
-from sessaudit.limits import TOO_MANY_FILES, incomplete_reason
-from sessaudit.model import FileEvidence, Finding, Report, Settings, Source, Summary, Tool
-from sessaudit.parallel import ordered_map
 from sessaudit.progress import Tracker, estimated_bytes
 from sessaudit.registry import Registry, registry
 from sessaudit.rules import finding, verdict_of

@@ -90,10 +90,10 @@ _WIDE_DECODER = json.JSONDecoder(
 def decode_line(data: bytes, *, strip_bom: bool = False) -> Any:
     """One committed line → its JSON value, or raise LineProblem.
 
-    Checks in the order of the strictest spec verified (formats/<log>.md §3): UTF-8-encoded surrogates (SA103), strict UTF-8 (SA102), empty
-    line (SA104), CR before the LF (SA105), then strict JSON (SA106, duplicate keys SA107, escaped lone
-    surrogates SA108). `strip_bom` drops a leading EF BB BF first, as the TypeScript readers do
-    does; columns still count from the line's first byte.
+    Checks in the order of the strictest JSONL spec verified (its §3): UTF-8-encoded surrogates (SA103),
+    strict UTF-8 (SA102), empty line (SA104), CR before the LF (SA105), then strict JSON (SA106, duplicate
+    keys SA107, escaped lone surrogates SA108). `strip_bom` drops a leading EF BB BF first, as the
+    TypeScript readers do; columns still count from the line's first byte.
 
     orjson decodes first (sessaudit.fastjson); a line it cannot prove strictly valid takes
     decode_line_exact, which gives the same value or the exact LineProblem.

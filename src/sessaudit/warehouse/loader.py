@@ -8,8 +8,9 @@ written in Arrow batches by writer.py while later sources are verified.
 
 Memory is bounded by the batch size, not by the size of a source: a source is extracted here, streamed
 from its verified bytes in chunks (hashed as they are read), its rows handed to the writer in bounded
-batches. In one process (one job, or one source), a source new to the warehouse whose format can extract in one pass is read
-once: its rows are extracted from the verifier's own decoded lines as they are checked (extract.SinglePass),
+batches. In one process (one job, or one source), a source new to the warehouse whose format extracts
+in one pass (WarehousePart.one_pass) is read once: its rows are extracted from the verifier's own decoded
+lines as they are checked,
 and only when that cannot be the verified history exactly is it read a second time. With `--jobs`, a
 worker process verifies; it also extracts a source of at most `EXTRACT_IN_WORKER_BYTES` (the rows
 pickled back are small then; a new one in the same single pass), and at most 2 × jobs
@@ -46,7 +47,8 @@ from sessaudit.warehouse.writer import Writer
 
 LOADED, UNCHANGED, REPLACED, NOT_LOADED = "loaded", "unchanged", "replaced", "not-loaded"
 EXTRACT_IN_WORKER_BYTES = 4 << 20  # with --jobs, a worker extracts a source this small; others stream
-# with more than one job, a new source this big (whose format can extract beside verification) is verified by a worker process while this one
+# with more than one job, a new source this big (of a format with WarehousePart.beside) is verified by a
+# worker process while this one
 # extracts it (WholeFile); a smaller one in one pass here (a spawned worker costs about a second)
 BESIDE_BYTES = 48 << 20
 SPILL_ROWS = 50_000  # a streamed source hands its facts and ledger rows to the writer in batches this big
@@ -66,7 +68,8 @@ class LoadOptions:
     verify: VerifyOptions = DEFAULT_OPTIONS
     version: str = __version__
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-    # in one process, a new source (of a format with WarehousePart.one_pass) is extracted in the verifier's own pass (SinglePass);
+    # in one process, a new source (of a format with WarehousePart.one_pass) is extracted in the verifier's
+    # own pass;
     # False: verified, then read again to be extracted (the reference the single pass is tested against)
     single_pass: bool = True
 
@@ -116,7 +119,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
         with Writer(connection, DUCKDB_MEMORY) as writer:
             outcomes = []
             candidates = _unique(discovery.candidates)
-            # in one process, a new source of such a format is verified here and extracted in the same pass, or
+            # in one process, a new one-pass source is verified here and extracted in the same pass, or
             # (more than one job, a large source) verified by a worker while this process extracts it
             one_pass = options.single_pass and (options.jobs <= 1 or len(candidates) <= 1)
             for item in _verified(candidates, loaded, sizes, stamp, options, one_pass):
@@ -230,14 +233,15 @@ def verify_and_extract(
     sizes: dict[str, int | None] | None = None,
     single_pass: bool = True,
 ) -> Outcome | Candidate:
-    """Verify one source; unless it is loaded already with the same sha256, extract its rows here when
-    its files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`).
-    A source whose format extracts in one pass (WarehousePart.one_pass) that is new, or loaded before at another size (`sizes`: the loaded sources' bytes;
-    a log that grew), is fresh: with `one_pass` it comes back as it is, to be verified and extracted in
-    one pass by the process that writes (`_verify_in_one_pass`); otherwise, when it is small enough, its
-    rows are extracted here as it is verified (SinglePass), and read a second time only when that is not
-    the verified history exactly. One loaded at its current size is most likely unchanged: it is verified
-    first, and read again only if its sha256 differs. Without `single_pass`, every source is read twice."""
+    """Verify one source; unless it is loaded already with the same sha256, extract its rows here when its
+    files hold at most `extract_up_to` bytes, else leave them to be streamed (`Outcome.streamed`). A
+    source whose format extracts in one pass (WarehousePart.one_pass) that is new, or loaded before at
+    another size (`sizes`: the loaded sources' bytes; a log that grew), is fresh: with `one_pass` it comes
+    back as it is, to be verified and extracted in one pass by the process that writes
+    (`_verify_in_one_pass`); otherwise, when it is small enough, its rows are extracted here as it is
+    verified (SinglePass), and read a second time only when that is not the verified history exactly. One
+    loaded at its current size is most likely unchanged: it is verified first, and read again only if its
+    sha256 differs. Without `single_pass`, every source is read twice."""
     real_path = os.path.realpath(candidate.real_path)
     part = warehouse_part(candidate.format) if candidate.problem is None else None
     one_pass_of = part.one_pass if part is not None else None

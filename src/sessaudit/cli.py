@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+import textwrap
 import traceback
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -540,13 +541,18 @@ def rules(
 def formats() -> None:
     """List the installed formats: name, versions, rule codes, what each recognises; broken plugins last."""
     installed = registry()
+    width = max(min(shutil.get_terminal_size().columns, 100), 40)
+
+    def detail(text: str) -> None:
+        typer.echo(textwrap.fill(text, width, initial_indent="    ", subsequent_indent="    "))
+
     for plugin in installed.plugins:
         versions = ", ".join(plugin.versions) or "-"
-        typer.echo(
-            f"{plugin.name:<12} versions {versions:<6} rules {code_range(plugin):<13} {plugin.recognises}"
-        )
+        typer.echo(f"{plugin.name:<12} versions {versions:<6} rules {code_range(plugin)}")
+        detail(plugin.recognises)
     for item in installed.broken:
-        typer.echo(f"{item.name:<12} BROKEN ({item.target}): {safe(item.reason)}")
+        typer.echo(f"{item.name:<12} BROKEN ({safe(item.target)})")
+        detail(safe(item.reason))
     if installed.broken:
         raise typer.Exit(EXIT_INCOMPLETE)
 

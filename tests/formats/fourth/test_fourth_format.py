@@ -231,10 +231,17 @@ def test_rules_lists_and_explains_the_tally_rules(tally_installed: Path) -> None
 def test_formats_lists_tally_with_its_rule_range(tally_installed: Path) -> None:
     result = runner.invoke(app, ["formats"])
     assert result.exit_code == 0, result.output
-    (line,) = [line for line in result.stdout.splitlines() if line.startswith("tally ")]
-    assert line.split()[:5] == ["tally", "versions", "1", "rules", "SA901–SA904"]
-    assert line.endswith(PLUGIN.recognises)
-    assert [line.split()[0] for line in result.stdout.splitlines()] == [
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)  # a terminal of 80 columns (CliRunner: no terminal)
+    (index,) = [number for number, line in enumerate(lines) if line.startswith("tally ")]
+    assert lines[index].split() == ["tally", "versions", "1", "rules", "SA901–SA904"]
+    described = []
+    for line in lines[index + 1 :]:
+        if not line.startswith("    "):
+            break
+        described.append(line.strip())
+    assert " ".join(described) == PLUGIN.recognises
+    assert [line.split()[0] for line in lines if not line.startswith(" ")] == [
         "tiny-agent",
         "rivumi",
         "half-pi",
@@ -435,10 +442,13 @@ def test_formats_shows_broken_plugins_and_exits_3(broken_installed: Path) -> Non
     result = runner.invoke(app, ["formats"])
     assert result.exit_code == 3
     lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines[:3]] == ["tiny-agent", "rivumi", "half-pi"]
-    broken = {line.split()[0]: line for line in lines if " BROKEN " in line}
+    heads = [number for number, line in enumerate(lines) if not line.startswith(" ")]
+    ends = [*heads[1:], len(lines)]
+    entries = [" ".join(part.strip() for part in lines[a:b]) for a, b in zip(heads, ends, strict=True)]
+    assert [entry.split()[0] for entry in entries[:3]] == ["tiny-agent", "rivumi", "half-pi"]
+    broken = {entry.split()[0]: entry for entry in entries if " BROKEN " in entry}
     assert set(broken) == {"missing", "zz-clash"}
-    assert "(tally_nowhere.plugin:PLUGIN): cannot be loaded: ModuleNotFoundError" in broken["missing"]
+    assert "(tally_nowhere.plugin:PLUGIN) cannot be loaded: ModuleNotFoundError" in broken["missing"]
     assert "has rule codes another format or the core already has: SA101" in broken["zz-clash"]
 
 

@@ -8,12 +8,13 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from sessaudit import evidence
 from sessaudit.evidence import NotRegularFile, read_prefix
 from sessaudit.limits import DEFAULT_MAX_FILES
 from sessaudit.model import SKIPPED_UNREAD, Skipped
-from sessaudit.registry import registry
+from sessaudit.registry import ask, registry
 
 SNIFF_BYTES = 64 * 1024  # what a plugin sees of a file to recognise it (FormatPlugin.sniff)
 
@@ -54,7 +55,7 @@ class Discovery:
         self.candidates.append(candidate)
         plugin = registry().get(candidate.format) if candidate.problem is None else None
         if plugin is not None:  # CONTRACT §1: e.g. a store owns its -wal, -shm and lock files
-            self.owned.update(plugin.owned(candidate.real_path))
+            self.owned.update(ask(plugin, "owned", candidate.real_path) or ())
 
 
 def discover(paths: list[str], *, max_files: int = DEFAULT_MAX_FILES) -> Discovery:
@@ -143,7 +144,9 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
         result.candidates.append(Candidate(given, real_path, None, True, Problem.UNREADABLE, error.strerror))
         return
     if detected is None:  # a format may take a named file by its name: its damage is reported, not skipped
-        detected = next((plugin.name for plugin in registry().plugins if plugin.takes_named(given)), None)
+        detected = next(
+            (plugin.name for plugin in registry().plugins if ask(plugin, "takes_named", given)), None
+        )
     if detected is None:
         result.candidates.append(
             Candidate(
@@ -168,20 +171,27 @@ def _directory_of_named_record(given: str) -> tuple[str, str] | None:
 def _record_format(name: str, directory: str) -> str | None:
     """The format of the directory source `directory` when `name` is one of its records, or None."""
     for plugin in registry().plugins:
-        if name in plugin.directory_records and plugin.is_directory_source(directory):
+        if name in plugin.directory_records and ask(plugin, "is_directory_source", directory):
             return plugin.name
     return None
 
 
 def directory_source(real_path: str) -> str | None:
     """The format whose directory source this directory is (never walked into), or None."""
-    return next((plugin.name for plugin in registry().plugins if plugin.is_directory_source(real_path)), None)
+    return next(
+        (plugin.name for plugin in registry().plugins if ask(plugin, "is_directory_source", real_path)), None
+    )
+
+
+def _first_saying(hook: str, *arguments: Any) -> str | None:
+    """The name of the first format (registry order) whose `hook` says yes, or None."""
+    return next((plugin.name for plugin in registry().plugins if ask(plugin, hook, *arguments)), None)
 
 
 def _owner(real_path: str) -> tuple[str, str] | None:
     """(format, source) when the file is a companion a source owns; OSError when that cannot be told."""
     for plugin in registry().plugins:
-        owner = plugin.owner(real_path)
+        owner = ask(plugin, "owner", real_path)
         if owner is not None:
             return plugin.name, owner
     return None
@@ -285,7 +295,9 @@ def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
         _unread(result, shown, f"{SKIPPED_UNREAD}: {error.strerror or error}")
         return
     if detected is None:  # a format may take a walked file by where it lies (an empty session file)
-        detected = next((plugin.name for plugin in registry().plugins if plugin.takes_walked(real)), None)
+        detected = next(
+            (plugin.name for plugin in registry().plugins if ask(plugin, "takes_walked", real)), None
+        )
     if detected is None:
         result.skipped.append(Skipped(path=shown, reason="not a session log of a known format"))
     else:
@@ -308,4 +320,4 @@ def sniff_file(real_path: str) -> str | None:
     OSError (NotRegularFile for a FIFO or device) when it cannot be read, or when a plugin cannot tell
     (a companion it needs cannot be read)."""
     head = read_prefix(real_path, SNIFF_BYTES)
-    return next((plugin.name for plugin in registry().plugins if plugin.sniff(head, real_path)), None)
+    return _first_saying("sniff", head, real_path)

@@ -23,7 +23,7 @@ from sessaudit.plugin import (
     source_sha256,
 )
 from sessaudit.progress import Tracker, estimated_bytes
-from sessaudit.registry import Registry, registry
+from sessaudit.registry import Registry, registry, said
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 from sessaudit.withheld import first_corrupting, withhold_corrupt
@@ -53,7 +53,7 @@ def audit(
     discovery = discover(paths, max_files=options.limits.max_files)
     sources: list[Source] = []
     findings: list[Finding] = []
-    incomplete: list[str] = broken_plugins(installed)
+    incomplete: list[str] = []
     carried: dict[str, list[Mapping[str, Any]]] = {}
     corrupt: dict[str, Finding] = {}
     candidates = discovery.candidates
@@ -76,6 +76,7 @@ def audit(
     walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=options.allow_empty)
     findings.extend(walked_findings)
     incomplete.extend(walked_incomplete)
+    incomplete[:0] = broken_plugins(registry())  # loading, or a hook that raised while recognising
     for plugin in installed.plugins:  # after the last source: what each format says of the audit as a whole
         findings.extend(plugin.conclude(options, carried.get(plugin.name, [])))
     findings.sort(key=Finding.sort_key)
@@ -156,17 +157,27 @@ def verify_candidate(
         message = f"{candidate.format} sources are recognised but not verified by sessaudit {__version__}"
         problem = finding("SA003", message, path=candidate.path)
         return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], {}
-    if plugin.reads == "path":
-        return _checked(candidate, plugin.verify_path(candidate.path, candidate.real_path, options))
     try:
-        stream, size = open_evidence(candidate.real_path)
-    except OSError as error:
-        problem = finding(
-            "SA001", f"cannot open {candidate.path}: {error.strerror or error}", path=candidate.path
+        if plugin.reads == "path":
+            outcome = plugin.verify_path(candidate.path, candidate.real_path, options)
+        else:
+            try:
+                stream, size = open_evidence(candidate.real_path)
+            except OSError as error:
+                message = f"cannot open {candidate.path}: {error.strerror or error}"
+                problem = finding("SA001", message, path=candidate.path)
+                return _source(candidate, SourceOutcome(plugin.name, None, []), [problem]), [problem], {}
+            with stream:
+                outcome = plugin.verify_file(candidate.path, candidate.real_path, stream, size, options, tap)
+    except Exception as error:
+        if plugin.name in registry().builtin:
+            raise  # sessaudit's own: an internal error (exit 4), as ever
+        # a third-party plugin that fails on one source does not stop the audit: that source is unverified
+        message = (
+            f"{candidate.path}: the {plugin.name} format plugin failed while verifying it: {said(error)}"
         )
-        return _source(candidate, SourceOutcome(str(candidate.format), None, []), [problem]), [problem], {}
-    with stream:
-        outcome = plugin.verify_file(candidate.path, candidate.real_path, stream, size, options, tap)
+        problem = finding("SA001", message, path=candidate.path)
+        return _source(candidate, SourceOutcome(plugin.name, None, []), [problem]), [problem], {}
     return _checked(candidate, outcome)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Final
+from typing import Any, Final
 
 from sessaudit.plugin import FormatPlugin, PluginOption
 from sessaudit.rulebase import Rule
@@ -96,6 +96,36 @@ def registered(plugin: FormatPlugin) -> Iterator[FormatPlugin]:
         unregister(plugin.name)
 
 
+def ask(plugin: FormatPlugin, hook: str, *arguments: Any) -> Any:
+    """Call one of a plugin's recognising hooks. A third-party plugin whose hook raises (anything but the
+    OSError a hook may raise by contract) is set aside as broken from then on, and the answer is None: a
+    broken plugin never takes the other formats down. sessaudit's own formats are called plainly."""
+    method = getattr(plugin, hook)
+    if plugin.name in registry().builtin:
+        return method(*arguments)
+    try:
+        return method(*arguments)
+    except OSError:
+        raise
+    except Exception as error:
+        set_aside(plugin, f"its {hook}() raised {said(error)}")
+        return None
+
+
+def set_aside(plugin: FormatPlugin, reason: str) -> None:
+    """Take a plugin out of the registry for the rest of this process, as broken, with the reason."""
+    global _current
+    installed = registry()
+    if installed.get(plugin.name) is not plugin:
+        return
+    broken = BrokenPlugin(plugin.name, type(plugin).__module__ + ":" + type(plugin).__name__, reason)
+    kept = tuple(item for item in installed.plugins if item is not plugin)
+    _current = Registry(kept, (*installed.broken, broken), installed.builtin)
+    from sessaudit import rules
+
+    rules.reset_catalogue()
+
+
 def reload() -> None:
     """Forget the loaded plugins: the next use looks at the entry points again (after a distribution was
     installed in this process, e.g. by a test)."""
@@ -122,7 +152,7 @@ def _load() -> Registry:
         try:
             loaded = point.load()
         except Exception as error:  # a third-party plugin may fail any way at all
-            broken.append(BrokenPlugin(point.name, point.value, f"cannot be loaded: {_said(error)}"))
+            broken.append(BrokenPlugin(point.name, point.value, f"cannot be loaded: {said(error)}"))
             continue
         found.append((loaded, point.name, point.value))
         if is_builtin(point):
@@ -173,7 +203,7 @@ def _problem(
     try:
         rules = _rules_of(plugin)
     except Exception as error:
-        return f"its rule catalogue cannot be loaded: {_said(error)}"
+        return f"its rule catalogue cannot be loaded: {said(error)}"
     own = [rule.code for rule in rules]
     bad = [code for code in own if RULE_CODE.fullmatch(code) is None]
     if bad:
@@ -206,6 +236,6 @@ def code_range(plugin: FormatPlugin) -> str:
     return f"{codes[0]}–{codes[-1]}" if codes else "-"
 
 
-def _said(error: BaseException) -> str:
+def said(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__

@@ -31,11 +31,12 @@ import duckdb
 
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Discovery, discover
-from sessaudit.engine import discovery_outcome, source_incomplete, summarise, verify_candidate
+from sessaudit.engine import broken_plugins, discovery_outcome, source_incomplete, summarise, verify_candidate
 from sessaudit.model import Finding, Report, Settings, Source, Tool
 from sessaudit.parallel import ordered_map
 from sessaudit.plugin import DEFAULT_OPTIONS, VerifyOptions
 from sessaudit.progress import estimated_bytes
+from sessaudit.registry import registry
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
 from sessaudit.warehouse.dbfile import damaged_message, foreign_reason, open_failure
 from sessaudit.warehouse.drafts import Extraction
@@ -418,6 +419,7 @@ def _result(outcomes: list[Outcome], discovery: Discovery, options: LoadOptions)
         else:
             result.incomplete.extend(source_incomplete(source, item.findings, named=item.named))
     result.incomplete.extend(walked_incomplete)
+    result.incomplete[:0] = broken_plugins(registry())
     return result
 
 

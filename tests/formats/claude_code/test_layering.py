@@ -1,0 +1,117 @@
+"""The Claude Code package's layering: no import cycle among its modules (function-level imports count), no
+module outside claude_code/build imports the fixture builders, each sub-package imports only the layers
+below it (the order in ALLOWED; so far build/ is the only one, and it imports only itself), and no module
+of the package imports another format."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import grimp
+
+PACKAGE = "sessaudit.formats.claude_code"
+BUILD = f"{PACKAGE}.build"
+# sub-package -> the sub-packages it may import besides itself; build/ stands alone for now
+ALLOWED: dict[str, frozenset[str]] = {
+    "build": frozenset(),
+}
+
+
+@cache
+def graph() -> grimp.ImportGraph:
+    return grimp.build_graph("sessaudit", cache_dir=None)
+
+
+def claude_code_modules() -> list[str]:
+    return sorted(module for module in graph().modules if in_package(module, PACKAGE))
+
+
+def in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(f"{package}.")
+
+
+def imports_of(module: str) -> list[str]:
+    return sorted(graph().find_modules_directly_imported_by(module))
+
+
+def find_cycle(modules: list[str]) -> list[str] | None:
+    """One import cycle among `modules` (the path that closes it), or None: a depth-first search."""
+    inside = set(modules)
+    done: set[str] = set()
+    for root in modules:
+        if root in done:
+            continue
+        path = [root]
+        pending = [[item for item in imports_of(root) if item in inside]]
+        while pending:
+            if not pending[-1]:
+                pending.pop()
+                done.add(path.pop())
+                continue
+            following = pending[-1].pop()
+            if following in path:
+                return [*path[path.index(following) :], following]
+            if following not in done:
+                path.append(following)
+                pending.append([item for item in imports_of(following) if item in inside])
+    return None
+
+
+def layer_of(module: str) -> str | None:
+    """The sub-package a claude_code module belongs to (None for the package's own top-level modules)."""
+    parts = module[len(PACKAGE) + 1 :].split(".") if module != PACKAGE else []
+    return parts[0] if len(parts) > 1 or (parts and parts[0] in ALLOWED) else None
+
+
+def test_no_import_cycle_among_claude_code_modules() -> None:
+    cycle = find_cycle(claude_code_modules())
+    assert cycle is None, f"import cycle: {' -> '.join(cycle or [])}"
+
+
+def test_no_module_outside_build_imports_the_builders() -> None:
+    offenders = sorted(
+        f"{module} imports {imported}"
+        for module in graph().modules
+        if not in_package(module, BUILD)
+        for imported in imports_of(module)
+        if in_package(imported, BUILD)
+    )
+    assert offenders == [], "modules outside claude_code/build import it: " + "; ".join(offenders)
+
+
+def test_each_sub_package_imports_only_the_layers_below_it() -> None:
+    offenders: list[str] = []
+    for module in claude_code_modules():
+        layer = layer_of(module)
+        if layer is None:
+            continue
+        assert layer in ALLOWED, f"{module}: sub-package {layer!r} has no place in ALLOWED"
+        for imported in imports_of(module):
+            if not imported.startswith(f"{PACKAGE}."):
+                continue
+            target = layer_of(imported)
+            if target != layer and target not in ALLOWED[layer]:
+                offenders.append(f"{module} imports {imported}")
+    assert offenders == [], "imports against the layer order: " + "; ".join(offenders)
+
+
+def test_no_claude_code_module_imports_another_format() -> None:
+    offenders = sorted(
+        f"{module} imports {imported}"
+        for module in claude_code_modules()
+        for imported in imports_of(module)
+        if imported.startswith("sessaudit.formats.") and not in_package(imported, PACKAGE)
+    )
+    assert offenders == [], "claude_code imports another format: " + "; ".join(offenders)
+
+
+def test_the_builders_exist_and_import_only_each_other() -> None:
+    builders = [module for module in claude_code_modules() if in_package(module, BUILD)]
+    assert f"{BUILD}.transcript" in builders and f"{BUILD}.scenarios" in builders
+    offenders = sorted(
+        f"{module} imports {imported}"
+        for module in builders
+        for imported in imports_of(module)
+        if imported.startswith("sessaudit.") and not in_package(imported, BUILD)
+    )
+    assert offenders == [], "the builders import outside build/: " + "; ".join(offenders)

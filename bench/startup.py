@@ -3,12 +3,12 @@
     python bench/startup.py [--against REV] [--repeat 15]
 
 REV (default: the newest commit on HEAD's first-parent line without src/sessaudit/registry.py, the code
-before the formats became plugins; any commit may be given) is checked out read-only into a temporary git worktree, and both
-are run as `python -m sessaudit` with PYTHONPATH pointing at each one's `src/`, alternately (A B A B ...), so
-drift of a noisy machine falls on both. Three commands: `--version` (imports and the CLI), `verify` of one
-tiny-agent session from examples/ (one format's code), and `verify examples/` (all three formats). Each
-prints the median wall time of both and the ratio this/REV (below 1.0: faster); the medians of the pairwise
-ratios are the figures to quote."""
+before the formats became plugins; any commit may be given) is checked out read-only into a temporary git
+worktree, and both are run as `python -m sessaudit` with PYTHONPATH pointing at each one's `src/`,
+alternately (A B A B ...), so drift of a noisy machine falls on both. Three commands: `--version` (imports
+and the CLI), `verify` of one tiny-agent session from examples/ (one format's code), and `verify examples/`
+(all three formats). Each prints the median wall time of both and the ratio this/REV (below 1.0: faster);
+the medians of the pairwise ratios are the figures to quote."""
 
 from __future__ import annotations
 

@@ -11,9 +11,14 @@ import grimp
 
 PACKAGE = "sessaudit.formats.claude_code"
 BUILD = f"{PACKAGE}.build"
-# sub-package -> the sub-packages it may import besides itself; build/ stands alone for now
+# sub-package -> the sub-packages it may import besides itself; build/ stands alone, the verifier's parts
+# go spec/ -> read/ -> check/ -> recover/ (plugin.py, rules.py and verifier.py sit on top)
 ALLOWED: dict[str, frozenset[str]] = {
     "build": frozenset(),
+    "spec": frozenset(),
+    "read": frozenset({"spec"}),
+    "check": frozenset({"spec", "read"}),
+    "recover": frozenset({"spec", "read", "check"}),
 }
 
 

@@ -1,0 +1,77 @@
+"""The Claude Code format plugin (`claude-code`): session transcripts under `~/.claude/projects/`, one
+`<session-uuid>.jsonl` per session with its sub-agent files. Its verifier and rules are imported inside the
+hooks; recognising needs only spec/records.py and read/layout.py (a first line at most)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from sessaudit.formats.claude_code.read.layout import (
+    companions,
+    in_projects,
+    session_of_subagent,
+    session_stem,
+)
+from sessaudit.formats.claude_code.spec.records import VERSIONS, known_type
+from sessaudit.plugin import FormatPlugin, SourceOutcome, VerifyOptions
+from sessaudit.rulebase import Rule
+
+NAME: Final = "claude-code"
+IDS: Final = re.compile(rb'"(?:sessionId|uuid)"\s*:\s*"')
+LEAF: Final = re.compile(rb'"leafUuid"\s*:\s*"')
+
+
+def first_line_announces(head: bytes) -> bool:
+    """The first complete line of `head` (or all of it, when it has no LF yet) is a JSON object whose
+    `type` is a known record type and which has a `sessionId` or `uuid`, or is a summary with `leafUuid`.
+    A byte search of that line, no decode."""
+    line = head.split(b"\n", 1)[0].strip(b" \t\r")
+    if not line.startswith(b"{"):
+        return False
+    found = re.search(rb'"type"\s*:\s*"([A-Za-z0-9_-]{1,64})"', line)
+    if found is None or not known_type(found.group(1).decode()):
+        return False
+    if found.group(1) == b"summary":
+        return LEAF.search(line) is not None
+    return IDS.search(line) is not None
+
+
+class ClaudeCode(FormatPlugin):
+    name = NAME
+    title = "Claude Code"
+    versions = VERSIONS
+    recognises = (
+        "a session transcript: JSONL whose first line is a known record type with sessionId or uuid (or a "
+        "summary with leafUuid); <uuid>.jsonl in a projects/<dir>/ folder even when damaged; its sub-agent "
+        "files (<uuid>/subagents/agent-*.jsonl, or agent-*.jsonl beside it) belong to it"
+    )
+    shared_rules = ("SA301", "SA302", "SA303")
+    reads = "path"
+
+    def rule_tables(self) -> Sequence[Sequence[Rule]]:
+        from sessaudit.formats.claude_code.rules import CLAUDE_CODE_RULES
+
+        return (CLAUDE_CODE_RULES,)
+
+    def sniff(self, head: bytes, real_path: str) -> bool:
+        # a sub-agent file whose session file exists is verified with that session, never on its own
+        return first_line_announces(head) and session_of_subagent(real_path) is None
+
+    def owner(self, real_path: str) -> str | None:
+        return session_of_subagent(real_path)
+
+    def owned(self, real_path: str) -> Iterable[str]:
+        return companions(real_path)
+
+    def takes_walked(self, real_path: str) -> bool:
+        return session_stem(real_path) is not None and in_projects(real_path)
+
+    def verify_path(self, path: str, real_path: str, options: VerifyOptions) -> SourceOutcome:
+        from sessaudit.formats.claude_code.verifier import verify_claude_code
+
+        return verify_claude_code(path, real_path, options)
+
+
+PLUGIN: Final = ClaudeCode()

@@ -1,0 +1,176 @@
+"""The Claude Code rules (SA7xx) of the catalogue: session transcripts, spec docs/formats/claude-code.md.
+
+The spec labels each statement seen, inferred or unknown; a rule resting on an inferred statement is a
+warning (its §0), one resting on seen facts that break Claude Code's own resume is an error."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from sessaudit.rulebase import CORRUPT, REPAIRABLE, E, N, Rule, W, _rule
+
+_r = partial(_rule, formats=("claude-code",))
+
+CLAUDE_CODE_RULES: tuple[Rule, ...] = (
+    _r(
+        "SA701",
+        "transcript-line-invalid",
+        E,
+        CORRUPT,
+        "A complete transcript line is not strict UTF-8 JSON.",
+        """Claude Code writes one JSON object per LF-terminated UTF-8 line (spec §2, seen in every
+          version). A complete line that does not decode (invalid UTF-8, a lone surrogate, duplicate keys,
+          trailing bytes, a CR before the LF, an empty line) was not written whole by it: before 2.1.121
+          `--resume` failed on such a line, since then it skips it and loses the record.""",
+        fix="""Restore the file from a copy. If none exists, keep the original as evidence and remove the line
+          from a copy: the records chained to it lose their parent.""",
+    ),
+    _r(
+        "SA702",
+        "transcript-torn-tail",
+        W,
+        REPAIRABLE,
+        "The transcript ends in an unterminated line that is not a JSON object.",
+        """The process died while appending (spec §2: a crash or unclean shutdown can leave the last line
+          cut off). Claude Code's own resume skips the fragment; the recommended strict policy makes it a
+          warning. What the fragment held (often a tool result) is lost, so its call counts as open.""",
+        fix="""Copy the session file and cut the copy at its last LF (the fragment's offset); the copy
+          then resumes. Keep the original as evidence.""",
+    ),
+    _r(
+        "SA703",
+        "transcript-final-newline-missing",
+        W,
+        None,
+        "The last transcript line is a whole record but lacks its LF.",
+        """The record is verified like any other, but the next append would join two records into one
+          invalid line (spec §2: one object per newline-terminated line).""",
+        fix="""Append the missing LF to a copy before resuming it.""",
+    ),
+    _r(
+        "SA704",
+        "transcript-record-not-object",
+        E,
+        CORRUPT,
+        "A transcript line holds JSON that is not an object.",
+        """Every line is a JSON object (spec §2). An array, string or number was not written by Claude
+          Code.""",
+        fix="""Restore the file from a copy; the line was written by another tool.""",
+    ),
+    _r(
+        "SA705",
+        "transcript-record-type-missing",
+        E,
+        CORRUPT,
+        "A transcript record has no string `type`.",
+        """Every record Claude Code writes names its kind in `type` (spec §3, seen). Without it the
+          record cannot be placed, and readers drop it.""",
+        fix="""Restore the file from a copy; the record was not written by Claude Code.""",
+    ),
+    _r(
+        "SA706",
+        "transcript-record-type-unknown",
+        N,
+        None,
+        "A transcript record has a `type` the spec does not list.",
+        """New record types arrive every few releases (spec §3.10). The record is accepted and indexed
+          (its uuid counts as a parent); the note names the type and the version that wrote it, so the
+          spec can learn it.""",
+        fix="""Nothing to fix in the file. Add the type to the spec (docs/formats/claude-code.md §3.10) once
+          its shape is known.""",
+    ),
+    _r(
+        "SA707",
+        "transcript-record-shape-invalid",
+        E,
+        CORRUPT,
+        "A record of a known type breaks a shape the spec marks seen.",
+        """The record violates schemas/claude-code-record-seen.v1.schema.json: a field every source shows
+          has the wrong type or is missing (a user or assistant line without `message.content`, a
+          `tool_use` block without `id`, `name` or an object `input`, a `tool_result` without
+          `tool_use_id`, a summary without `leafUuid`). Claude Code's resume rebuilds the API messages
+          from these fields.""",
+        fix="""Restore the file from a copy; the line was not written by Claude Code as it stands.""",
+    ),
+    _r(
+        "SA708",
+        "transcript-record-shape-unusual",
+        W,
+        None,
+        "A record of a known type misses an envelope field the spec infers as required.",
+        """The record violates schemas/claude-code-record-inferred.v1.schema.json: spec §3.1's required
+          envelope (uuid, parentUuid, sessionId, timestamp, isSidechain and, on user, assistant and system
+          lines, userType, cwd and version) and its value shapes. The spec infers these from one parser's
+          models, so this is a warning until checked against real files.""",
+        fix="""Check which writer produced the line; if it is Claude Code, the spec's §3.1 needs updating.""",
+    ),
+    _r(
+        "SA709",
+        "transcript-uuid-duplicate",
+        E,
+        CORRUPT,
+        "Two records in one transcript file carry the same uuid.",
+        """Inside one file a uuid is unique (spec §7, the DAG invariants of claude-code-log; copies made
+          by resume are in another file, §1.6). Two records with one uuid make the parent chain ambiguous,
+          and duplicate assistant messages sent back to the API fail with HTTP 400 (CL 2.1.51).""",
+        fix="""Restore the file from a copy; if none exists, branch from a copy that keeps one of the two.""",
+    ),
+    _r(
+        "SA710",
+        "transcript-parent-unresolved",
+        W,
+        None,
+        "A record's parentUuid names no record in the session's files or its project directory.",
+        """A conversation is rebuilt by walking parentUuid back from the leaf (spec §7). A parent may lie
+          in another file of the project (resume, continue): those are looked up there. One found nowhere
+          may be in a file the cleanup deleted (§1.7), so this is a warning; the chain breaks there.""",
+        fix="""Look for the missing file (backups, another machine); a resume from this session starts at
+          the broken link.""",
+    ),
+    _r(
+        "SA711",
+        "transcript-tool-result-orphan",
+        E,
+        CORRUPT,
+        "A tool_result answers a tool_use id that no earlier record issued.",
+        """Each `tool_result.tool_use_id` answers a `tool_use` earlier in the chain (spec §4.1). The
+          Messages API refuses a history with an orphaned result ("unexpected tool_use_id found in
+          tool_result blocks", HTTP 400, seen: CL 2.1.0, 2.1.7, 2.1.9, 2.1.69), and every later prompt of
+          the session fails the same way. The call is looked up in the file, the session's other files and
+          its project directory first.""",
+        fix="""Resume from a new branch that leaves the result out of the chain (spec §8 repair step 4); do
+          not edit the original.""",
+    ),
+    _r(
+        "SA712",
+        "transcript-session-id-inconsistent",
+        W,
+        None,
+        "A record carries a sessionId other than its file's, and is not a copy from another file.",
+        """The lines of a file carry the session that wrote them (spec §1.3); a different sessionId is
+          expected only on resume copies, whose uuid is found in another file of the project (§1.6).
+          Another writer, or files merged by hand, give other ids. Inferred: a warning.""",
+        fix="""Find out which session wrote the line before relying on the file's usage or its chain.""",
+    ),
+    _r(
+        "SA713",
+        "transcript-timestamp-decreasing",
+        W,
+        None,
+        "A record's timestamp is earlier than the record before it in the file.",
+        """Claude Code appends records as they happen (spec §2), so file order and time agree. The parent
+          graph, not time, orders a conversation (§7); a step back in time points at a clock change or
+          lines written out of order, so this is a warning.""",
+        fix="""Nothing to fix in the file; read the conversation by its parent links, not by time.""",
+    ),
+    _r(
+        "SA714",
+        "transcript-field-unknown",
+        N,
+        None,
+        "A record of a known type has a top-level field the spec does not list.",
+        """Claude Code adds fields often (spec §3). The note names the field and the version that wrote
+          it; the record is verified as usual.""",
+        fix="""Nothing to fix in the file; add the field to the spec once its meaning is known.""",
+    ),
+)

@@ -1,0 +1,1 @@
+"""What docs/formats/claude-code.md says, as data: record types, their fields, and the tool table."""

@@ -1,0 +1,65 @@
+"""Spec §10 as a table: whether re-running a tool call is safe (a read) or never (it may change the world).
+
+The `--current` override is the tiny-agent plugin's option; this format has none: the table decides."""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+ReplayPolicy = Literal["safe", "never"]
+
+# "changes the world: no" in §10 -> "safe"; "yes", "indirect", "depends" and unknown -> "never"
+REPLAY: Final[dict[str, ReplayPolicy]] = {
+    "Bash": "never",
+    "PowerShell": "never",
+    "Write": "never",
+    "Edit": "never",
+    "MultiEdit": "never",
+    "NotebookEdit": "never",
+    "Read": "safe",
+    "View": "safe",
+    "NotebookRead": "safe",
+    "LS": "safe",
+    "Glob": "safe",
+    "Grep": "safe",
+    "WebFetch": "safe",
+    "WebSearch": "safe",
+    "Task": "never",
+    "Agent": "never",
+    "TodoWrite": "safe",
+    "TodoRead": "safe",
+    "TaskCreate": "safe",
+    "TaskGet": "safe",
+    "TaskList": "safe",
+    "TaskUpdate": "safe",
+    "TaskOutput": "safe",
+    "BashOutput": "safe",
+    "TaskStop": "never",
+    "KillShell": "never",
+    "ExitPlanMode": "safe",
+    "exit_plan_mode": "safe",
+    "EnterPlanMode": "safe",
+    "AskUserQuestion": "safe",
+    "EnterWorktree": "never",
+    "ExitWorktree": "never",
+    "Skill": "never",
+    "CronCreate": "safe",
+    "CronDelete": "safe",
+    "CronList": "safe",
+    "LSP": "safe",
+    "ToolSearch": "safe",
+    "ListMcpResourcesTool": "safe",
+    "ReadMcpResourceTool": "safe",
+    "Artifact": "never",
+    "Workflow": "never",
+    "SendMessage": "never",
+    "TeamCreate": "never",
+    "TeamDelete": "never",
+}
+
+
+def replay_policy(name: str) -> ReplayPolicy:
+    """The table's policy; MCP tools (`mcp__…`) and names it does not hold: "never"."""
+    if name.startswith("mcp__"):
+        return "never"
+    return REPLAY.get(name, "never")

@@ -1,0 +1,63 @@
+"""Tool calls of a transcript: each `tool_use` block, its `tool_result`, and the outcome (spec §4, §10)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+# spec §10: tools with no effect outside the session; every other name (MCP tools included) is `never`.
+# The verifier's tool table (`--current`) is the authority for open calls; this is the warehouse's view.
+READ_ONLY: Final = frozenset(
+    {
+        "Read",
+        "NotebookRead",
+        "LS",
+        "Glob",
+        "Grep",
+        "WebFetch",
+        "WebSearch",
+        "TodoRead",
+        "TaskOutput",
+        "BashOutput",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        "LSP",
+        "ToolSearch",
+    }
+)
+INTERRUPT_MARKER: Final = "[Request interrupted by user"
+
+OK: Final = "ok"
+ERROR: Final = "error"
+INTERRUPTED: Final = "interrupted"
+UNKNOWN: Final = "unknown"
+
+
+def replay_policy(name: str | None) -> str:
+    return "safe" if name in READ_ONLY else "never"
+
+
+def blocks(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return [block for block in content if isinstance(block, Mapping)] if isinstance(content, list) else []
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(item.get("text", "")) for item in content if isinstance(item, Mapping))
+    return ""
+
+
+def outcome(record: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    """ok, error or interrupted: Esc during a tool run writes an error result saying the request was
+    interrupted (and `toolUseResult.interrupted`, 1.0.x+); any other `is_error` result is an error."""
+    extra = record.get("toolUseResult")
+    interrupted = isinstance(extra, Mapping) and extra.get("interrupted") is True
+    if result.get("is_error") is True:
+        if interrupted or _text_of(result.get("content")).startswith(INTERRUPT_MARKER):
+            return INTERRUPTED
+        return ERROR
+    return INTERRUPTED if interrupted else OK

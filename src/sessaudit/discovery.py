@@ -46,6 +46,8 @@ class Discovery:
     candidates: list[Candidate] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     owned: set[str] = field(default_factory=set)  # companions of a found source: neither sources nor skips
+    # walked files skipped as no session log, by real path: one a source found later owns is not listed
+    unrecognised: dict[str, Skipped] = field(default_factory=dict)
     # why the audit is incomplete because of the walks: a walked entry (file or folder) that may hold a
     # session log could not be read (it is also in `skipped`, with the OS error)
     unread: list[str] = field(default_factory=list)
@@ -67,7 +69,24 @@ def discover(paths: list[str], *, max_files: int = DEFAULT_MAX_FILES) -> Discove
     for given in paths:
         _discover_named(given, result, max_files)
     result.candidates = _first_of_each(result.candidates)
+    _drop_owned(result)
     return result
+
+
+def _drop_owned(result: Discovery) -> None:
+    """A walk meets a source's companions before the source itself when they sort first (a session's
+    sub-agent folder before its file): once every source is known, what they own is not listed as
+    skipped and is not verified on its own."""
+    owned = result.owned
+    if not owned:
+        return
+    dropped = {id(item) for real, item in result.unrecognised.items() if real in owned}
+    result.skipped = [item for item in result.skipped if id(item) not in dropped]
+    result.candidates = [
+        item
+        for item in result.candidates
+        if item.named or item.problem is not None or item.real_path not in owned
+    ]
 
 
 def _first_of_each(candidates: list[Candidate]) -> list[Candidate]:
@@ -299,7 +318,9 @@ def _classify_walked_file(shown: str, real: str, result: Discovery) -> None:
             (plugin.name for plugin in registry().plugins if ask(plugin, "takes_walked", real)), None
         )
     if detected is None:
-        result.skipped.append(Skipped(path=shown, reason="not a session log of a known format"))
+        skipped = Skipped(path=shown, reason="not a session log of a known format")
+        result.skipped.append(skipped)
+        result.unrecognised[real] = skipped
     else:
         result.add(Candidate(shown, real, detected, False))
 

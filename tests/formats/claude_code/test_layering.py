@@ -19,6 +19,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "read": frozenset({"spec"}),
     "check": frozenset({"spec", "read"}),
     "recover": frozenset({"spec", "read", "check"}),
+    "usage": frozenset({"spec"}),
+    "warehouse": frozenset({"spec", "usage"}),
 }
 
 

@@ -5,26 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-# spec §10: tools with no effect outside the session; every other name (MCP tools included) is `never`.
-# The verifier's tool table (`--current`) is the authority for open calls; this is the warehouse's view.
-READ_ONLY: Final = frozenset(
-    {
-        "Read",
-        "NotebookRead",
-        "LS",
-        "Glob",
-        "Grep",
-        "WebFetch",
-        "WebSearch",
-        "TodoRead",
-        "TaskOutput",
-        "BashOutput",
-        "ListMcpResourcesTool",
-        "ReadMcpResourceTool",
-        "LSP",
-        "ToolSearch",
-    }
-)
+from sessaudit.formats.claude_code.spec.tools import replay_policy as table_policy
+
 INTERRUPT_MARKER: Final = "[Request interrupted by user"
 
 OK: Final = "ok"
@@ -34,7 +16,8 @@ UNKNOWN: Final = "unknown"
 
 
 def replay_policy(name: str | None) -> str:
-    return "safe" if name in READ_ONLY else "never"
+    """The verifier's table (spec/tools.py); a call without a name is "never"."""
+    return table_policy(name) if name is not None else "never"
 
 
 def blocks(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:

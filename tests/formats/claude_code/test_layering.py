@@ -5,9 +5,15 @@ of the package imports another format."""
 
 from __future__ import annotations
 
-from functools import cache
-
-import grimp
+from tests.formats.layering import (
+    against_layers,
+    builder_importers,
+    cycles,
+    imports_of,
+    in_package,
+    modules_of,
+    shown,
+)
 
 PACKAGE = "sessaudit.formats.claude_code"
 BUILD = f"{PACKAGE}.build"
@@ -24,44 +30,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 
 
-@cache
-def graph() -> grimp.ImportGraph:
-    return grimp.build_graph("sessaudit", cache_dir=None)
-
-
 def claude_code_modules() -> list[str]:
-    return sorted(module for module in graph().modules if in_package(module, PACKAGE))
-
-
-def in_package(module: str, package: str) -> bool:
-    return module == package or module.startswith(f"{package}.")
-
-
-def imports_of(module: str) -> list[str]:
-    return sorted(graph().find_modules_directly_imported_by(module))
-
-
-def find_cycle(modules: list[str]) -> list[str] | None:
-    """One import cycle among `modules` (the path that closes it), or None: a depth-first search."""
-    inside = set(modules)
-    done: set[str] = set()
-    for root in modules:
-        if root in done:
-            continue
-        path = [root]
-        pending = [[item for item in imports_of(root) if item in inside]]
-        while pending:
-            if not pending[-1]:
-                pending.pop()
-                done.add(path.pop())
-                continue
-            following = pending[-1].pop()
-            if following in path:
-                return [*path[path.index(following) :], following]
-            if following not in done:
-                path.append(following)
-                pending.append([item for item in imports_of(following) if item in inside])
-    return None
+    return modules_of(PACKAGE)
 
 
 def layer_of(module: str) -> str | None:
@@ -71,34 +41,20 @@ def layer_of(module: str) -> str | None:
 
 
 def test_no_import_cycle_among_claude_code_modules() -> None:
-    cycle = find_cycle(claude_code_modules())
-    assert cycle is None, f"import cycle: {' -> '.join(cycle or [])}"
+    found = cycles(claude_code_modules())
+    assert found == [], f"import cycle: {shown(found)}"
 
 
 def test_no_module_outside_build_imports_the_builders() -> None:
-    offenders = sorted(
-        f"{module} imports {imported}"
-        for module in graph().modules
-        if not in_package(module, BUILD)
-        for imported in imports_of(module)
-        if in_package(imported, BUILD)
-    )
+    offenders = builder_importers(BUILD)
     assert offenders == [], "modules outside claude_code/build import it: " + "; ".join(offenders)
 
 
 def test_each_sub_package_imports_only_the_layers_below_it() -> None:
-    offenders: list[str] = []
     for module in claude_code_modules():
         layer = layer_of(module)
-        if layer is None:
-            continue
-        assert layer in ALLOWED, f"{module}: sub-package {layer!r} has no place in ALLOWED"
-        for imported in imports_of(module):
-            if not imported.startswith(f"{PACKAGE}."):
-                continue
-            target = layer_of(imported)
-            if target != layer and target not in ALLOWED[layer]:
-                offenders.append(f"{module} imports {imported}")
+        assert layer is None or layer in ALLOWED, f"{module}: sub-package {layer!r} has no place in ALLOWED"
+    offenders = against_layers(PACKAGE, ALLOWED, layer_of)
     assert offenders == [], "imports against the layer order: " + "; ".join(offenders)
 
 

@@ -4,9 +4,13 @@ below it (the order in ALLOWED)."""
 
 from __future__ import annotations
 
-from functools import cache
-
-import grimp
+from tests.formats.layering import (
+    against_layers,
+    builder_importers,
+    cycles,
+    modules_of,
+    shown,
+)
 
 PACKAGE = "sessaudit.formats.rivumi"
 BUILD = f"{PACKAGE}.build"
@@ -22,44 +26,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 
 
-@cache
-def graph() -> grimp.ImportGraph:
-    return grimp.build_graph("sessaudit", cache_dir=None)
-
-
 def rivumi_modules() -> list[str]:
-    return sorted(module for module in graph().modules if in_package(module, PACKAGE))
-
-
-def in_package(module: str, package: str) -> bool:
-    return module == package or module.startswith(f"{package}.")
-
-
-def imports_of(module: str) -> list[str]:
-    return sorted(graph().find_modules_directly_imported_by(module))
-
-
-def find_cycle(modules: list[str]) -> list[str] | None:
-    """One import cycle among `modules` (the path that closes it), or None: a depth-first search."""
-    inside = set(modules)
-    done: set[str] = set()
-    for root in modules:
-        if root in done:
-            continue
-        path = [root]
-        pending = [[item for item in imports_of(root) if item in inside]]
-        while pending:
-            if not pending[-1]:
-                pending.pop()
-                done.add(path.pop())
-                continue
-            following = pending[-1].pop()
-            if following in path:
-                return [*path[path.index(following) :], following]
-            if following not in done:
-                path.append(following)
-                pending.append([item for item in imports_of(following) if item in inside])
-    return None
+    return modules_of(PACKAGE)
 
 
 def layer_of(module: str) -> str | None:
@@ -69,32 +37,18 @@ def layer_of(module: str) -> str | None:
 
 
 def test_no_import_cycle_among_rivumi_modules() -> None:
-    cycle = find_cycle(rivumi_modules())
-    assert cycle is None, f"import cycle: {' -> '.join(cycle or [])}"
+    found = cycles(rivumi_modules())
+    assert found == [], f"import cycle: {shown(found)}"
 
 
 def test_no_module_outside_build_imports_the_builders() -> None:
-    offenders = sorted(
-        f"{module} imports {imported}"
-        for module in graph().modules
-        if not in_package(module, BUILD)
-        for imported in imports_of(module)
-        if in_package(imported, BUILD)
-    )
+    offenders = builder_importers(BUILD)
     assert offenders == [], "modules outside rivumi/build import it: " + "; ".join(offenders)
 
 
 def test_each_sub_package_imports_only_the_layers_below_it() -> None:
-    offenders: list[str] = []
     for module in rivumi_modules():
         layer = layer_of(module)
-        if layer is None:
-            continue
-        assert layer in ALLOWED, f"{module}: sub-package {layer!r} has no place in ALLOWED"
-        for imported in imports_of(module):
-            if not imported.startswith(f"{PACKAGE}."):
-                continue
-            target = layer_of(imported)
-            if target != layer and target not in ALLOWED[layer]:
-                offenders.append(f"{module} imports {imported}")
+        assert layer is None or layer in ALLOWED, f"{module}: sub-package {layer!r} has no place in ALLOWED"
+    offenders = against_layers(PACKAGE, ALLOWED, layer_of)
     assert offenders == [], "imports against the layer order: " + "; ".join(offenders)

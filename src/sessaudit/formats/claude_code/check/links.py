@@ -4,12 +4,14 @@ time that does not run backwards in a file (SA713)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sessaudit.formats.claude_code.read.elsewhere import Elsewhere
 from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile
+from sessaudit.formats.claude_code.spec.records import content_blocks
 from sessaudit.model import Finding
 from sessaudit.rules import finding
 
@@ -22,20 +24,16 @@ class Links:
     answered: dict[str, set[str]] = field(default_factory=dict)
 
 
-def tool_uses(record: Record) -> list[tuple[int, dict[str, Any]]]:
+def tool_uses(record: Record) -> list[tuple[int, Mapping[str, Any]]]:
     return [(i, block) for i, block in enumerate(_blocks(record)) if block.get("type") == "tool_use"]
 
 
-def tool_results(record: Record) -> list[tuple[int, dict[str, Any]]]:
+def tool_results(record: Record) -> list[tuple[int, Mapping[str, Any]]]:
     return [(i, block) for i, block in enumerate(_blocks(record)) if block.get("type") == "tool_result"]
 
 
-def _blocks(record: Record) -> list[dict[str, Any]]:
-    if record.kind not in ("user", "assistant"):
-        return []
-    message = record.value.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
+def _blocks(record: Record) -> list[Mapping[str, Any]]:
+    return content_blocks(record.value) if record.kind in ("user", "assistant") else []
 
 
 def check_links(files: list[TranscriptFile], session_id: str, elsewhere: Elsewhere) -> Links:

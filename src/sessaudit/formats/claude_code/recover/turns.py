@@ -8,6 +8,7 @@ read-only ones (spec/tools.py), `model-request-open` when no call is open. No se
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -89,7 +90,7 @@ def runs_of(file: TranscriptFile, links: Links, *, session_id: str) -> tuple[lis
     return runs, found
 
 
-def _pending(turn: Turn, answered: set[str]) -> list[tuple[Record, dict[str, Any]]]:
+def _pending(turn: Turn, answered: set[str]) -> list[tuple[Record, Mapping[str, Any]]]:
     return [
         (record, block)
         for record in turn.records
@@ -130,7 +131,7 @@ def _state(turn: Turn, *, last: bool, pending: bool) -> tuple[RunState, bool]:
     return ("open", True) if last else ("lost", False)
 
 
-def _recovery(pending: list[tuple[Record, dict[str, Any]]], waiting: bool) -> Recovery:
+def _recovery(pending: list[tuple[Record, Mapping[str, Any]]], waiting: bool) -> Recovery:
     effects = [
         PendingEffect(
             tool_call_id=block["id"],
@@ -161,7 +162,7 @@ def _open_work(
     file: TranscriptFile,
     turn: Turn,
     recovery: Recovery,
-    pending: list[tuple[Record, dict[str, Any]]],
+    pending: list[tuple[Record, Mapping[str, Any]]],
     session_id: str,
 ) -> list[Finding]:
     last = turn.records[-1]

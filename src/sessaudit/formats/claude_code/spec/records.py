@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
 # The Claude Code versions (the `version` field of the lines) this verifier knows: 1.0.x through 2.1.x.
 VERSIONS: Final = ("1.0", "2.0", "2.1")
@@ -68,3 +69,10 @@ def unknown_fields(record: dict[str, object]) -> list[str]:
 
 # §4.2: user text that marks an interruption, not a prompt
 INTERRUPT_PREFIX: Final = "[Request interrupted by user"
+
+
+def content_blocks(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The blocks of a record's `message.content` when it is a list (§4.1); [] otherwise."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return [block for block in content if isinstance(block, Mapping)] if isinstance(content, list) else []

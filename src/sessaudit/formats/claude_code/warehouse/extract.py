@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sessaudit.formats.claude_code.spec.records import content_blocks as blocks
 from sessaudit.formats.claude_code.usage.ledger import Response, TranscriptFile, build_ledger
 from sessaudit.formats.claude_code.warehouse.lines import RawLine
 from sessaudit.formats.claude_code.warehouse.tools import (
     ERROR,
     INTERRUPTED,
     OK,
-    blocks,
     outcome,
     replay_policy,
 )

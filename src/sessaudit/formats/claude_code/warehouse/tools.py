@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from sessaudit.formats.claude_code.spec.records import INTERRUPT_PREFIX
 from sessaudit.formats.claude_code.spec.tools import replay_policy as table_policy
-
-INTERRUPT_MARKER: Final = "[Request interrupted by user"
 
 OK: Final = "ok"
 ERROR: Final = "error"
@@ -18,12 +17,6 @@ UNKNOWN: Final = "unknown"
 def replay_policy(name: str | None) -> str:
     """The verifier's table (spec/tools.py); a call without a name is "never"."""
     return table_policy(name) if name is not None else "never"
-
-
-def blocks(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
-    return [block for block in content if isinstance(block, Mapping)] if isinstance(content, list) else []
 
 
 def _text_of(content: Any) -> str:
@@ -40,7 +33,7 @@ def outcome(record: Mapping[str, Any], result: Mapping[str, Any]) -> str:
     extra = record.get("toolUseResult")
     interrupted = isinstance(extra, Mapping) and extra.get("interrupted") is True
     if result.get("is_error") is True:
-        if interrupted or _text_of(result.get("content")).startswith(INTERRUPT_MARKER):
+        if interrupted or _text_of(result.get("content")).startswith(INTERRUPT_PREFIX):
             return INTERRUPTED
         return ERROR
     return INTERRUPTED if interrupted else OK

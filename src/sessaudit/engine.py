@@ -23,7 +23,7 @@ from sessaudit.plugin import (
     source_sha256,
 )
 from sessaudit.progress import Tracker, estimated_bytes
-from sessaudit.registry import Registry, registry, said
+from sessaudit.registry import Registry, ask, registry, said
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Severity, Verdict, worst
 from sessaudit.withheld import first_corrupting, withhold_corrupt
@@ -48,8 +48,7 @@ def audit(
     tracker: Tracker | None = None,
 ) -> AuditResult:
     """Verify every source found under `paths`; in `jobs` processes, results in input order."""
-    installed = registry()
-    check_extras(options, installed)
+    check_extras(options, registry())
     discovery = discover(paths, max_files=options.limits.max_files)
     sources: list[Source] = []
     findings: list[Finding] = []
@@ -76,9 +75,9 @@ def audit(
     walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=options.allow_empty)
     findings.extend(walked_findings)
     incomplete.extend(walked_incomplete)
-    incomplete[:0] = broken_plugins(registry())  # loading, or a hook that raised while recognising
-    for plugin in installed.plugins:  # after the last source: what each format says of the audit as a whole
-        findings.extend(plugin.conclude(options, carried.get(plugin.name, [])))
+    for plugin in registry().plugins:  # after the last source: what each format says of the audit as a whole
+        findings.extend(ask(plugin, "conclude", options, carried.get(plugin.name, [])) or [])
+    incomplete[:0] = broken_plugins(registry())  # loading, or a hook that raised while it worked
     findings.sort(key=Finding.sort_key)
     report = Report(
         tool=Tool(version=version),

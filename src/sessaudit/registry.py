@@ -97,9 +97,10 @@ def registered(plugin: FormatPlugin) -> Iterator[FormatPlugin]:
 
 
 def ask(plugin: FormatPlugin, hook: str, *arguments: Any) -> Any:
-    """Call one of a plugin's recognising hooks. A third-party plugin whose hook raises (anything but the
-    OSError a hook may raise by contract) is set aside as broken from then on, and the answer is None: a
-    broken plugin never takes the other formats down. sessaudit's own formats are called plainly."""
+    """Call one of a plugin's hooks (recognising, `conclude`). A third-party plugin whose hook raises
+    (anything but the OSError a recogniser may raise by contract) is set aside as broken from then on, and
+    the answer is None: a broken plugin never takes the other formats down. sessaudit's own formats are
+    called plainly. (`verify_*` is guarded by the engine per source instead.)"""
     method = getattr(plugin, hook)
     if plugin.name in registry().builtin:
         return method(*arguments)

@@ -47,6 +47,16 @@ class VerifyRaises(Tally):
         raise KeyError("tokens")
 
 
+class ConcludeRaises(Tally):
+    name = "conclude-raises"
+
+    def rule_tables(self) -> tuple[()]:
+        return ()
+
+    def conclude(self, options: VerifyOptions, carried: Any) -> list[Any]:
+        raise RuntimeError("after the last source")
+
+
 def _folder(tmp_path: Path) -> Path:
     folder = tmp_path / "logs"
     folder.mkdir()
@@ -88,3 +98,18 @@ def test_a_verifier_that_raises_leaves_its_own_source_unverified(tmp_path: Path)
     assert problem["message"].endswith(
         "the verify-raises format plugin failed while verifying it: KeyError: 'tokens'"
     )
+
+
+def test_a_conclusion_that_raises_is_set_aside_and_the_sources_stay_verified(tmp_path: Path) -> None:
+    with plugins.registered(ConcludeRaises()):
+        code, report, stderr = _report(_folder(tmp_path))
+    assert code == 3, stderr
+    verdicts = {
+        Path(source["path"]).name: (source["format"], source["verdict"]) for source in report["sources"]
+    }
+    assert verdicts == {
+        "agent.jsonl": ("tiny-agent", "clean"),
+        "one.tally": ("tally", "clean"),
+    }  # its verify_file names its format
+    assert "format plugin conclude-raises" in stderr
+    assert "its conclude() raised RuntimeError: after the last source" in stderr

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -397,12 +397,15 @@ PLACES: dict[str, tuple[Callable[[list[str]], str], bool]] = {
 _PLACE = re.compile(r"\{([a-z-]+)\}")
 
 
-def _filled(rule: Rule, plugins: Sequence[FormatPlugin]) -> Rule:
+# each installed format's name and its phrases for the core's places (FormatPlugin.rule_phrases)
+Said = list[tuple[str, Mapping[str, str]]]
+
+
+def _filled(rule: Rule, said: Said) -> Rule:
     """A core rule with each place in its texts filled with the installed formats' phrases ("" when no
     format says anything there: a sentence's place then leaves no trace)."""
     if "{" not in rule.doc + rule.fix + rule.example:
         return rule
-    said = [(plugin.name, plugin.rule_phrases()) for plugin in plugins]
 
     def fill(match: re.Match[str]) -> str:
         place = match.group(1)
@@ -429,8 +432,9 @@ class _Catalogue:
         from sessaudit.registry import registry
 
         installed = registry()
-        core = tuple(_filled(rule, installed.plugins) for rule in _CORE_RULES)
-        blocks: list[tuple[Rule, ...]] = [core, self._shared(installed.plugins)]
+        said = [(plugin.name, plugin.rule_phrases()) for plugin in installed.plugins]
+        core = tuple(_filled(rule, said) for rule in _CORE_RULES)
+        blocks: list[tuple[Rule, ...]] = [core, self._shared(installed.plugins, said)]
         blocks += [tuple(table) for plugin in installed.plugins for table in plugin.rule_tables() if table]
         blocks.sort(key=lambda block: block[0].code)
         self.rules: tuple[Rule, ...] = tuple(rule for block in blocks for rule in block)
@@ -438,10 +442,10 @@ class _Catalogue:
         self.by_name = {rule.name: rule for rule in self.rules}
 
     @staticmethod
-    def _shared(plugins: Sequence[FormatPlugin]) -> tuple[Rule, ...]:
+    def _shared(plugins: Sequence[FormatPlugin], said: Said) -> tuple[Rule, ...]:
         return tuple(
             replace(
-                _filled(rule, plugins),
+                _filled(rule, said),
                 formats=tuple(plugin.name for plugin in plugins if rule.code in plugin.shared_rules),
             )
             for rule in _OPEN_WORK_RULES

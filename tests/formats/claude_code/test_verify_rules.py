@@ -1,4 +1,4 @@
-"""Hand-written damaged lines, one or more per Claude Code rule (SA701–SA714), through the registered
+"""Hand-written damaged lines, one or more per Claude Code rule (SA701–SA714), through the installed
 plugin; a walk of a projects/ tree; evidence is never written."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from sessaudit.engine import audit
 from sessaudit.formats.claude_code.plugin import PLUGIN
 from sessaudit.formats.claude_code.rules import CLAUDE_CODE_RULES
 from sessaudit.model import Report
-from sessaudit.registry import registered
 
 SID = "11111111-2222-4333-8444-555555555555"
 U1, U2, U3 = (f"aaaaaaaa-bbbb-4ccc-8ddd-00000000000{i}" for i in (1, 2, 3))
@@ -58,8 +57,7 @@ def write(tmp_path: Path, *lines: Any, tail: bytes = b"") -> Path:
 
 
 def run(path: Path) -> Report:
-    with registered(PLUGIN):
-        return audit([str(path)]).report
+    return audit([str(path)]).report
 
 
 def codes(report: Report) -> list[tuple[str, int | None]]:

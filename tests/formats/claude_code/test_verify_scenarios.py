@@ -1,4 +1,4 @@
-"""Every builder scenario verified through the (unregistered) claude-code plugin, registered for the test:
+"""Every builder scenario verified through the claude-code plugin (an installed format):
 verdicts, findings (codes and places) and open calls from the manifest plus literal expectations."""
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ import pytest
 
 from sessaudit.engine import audit
 from sessaudit.formats.claude_code.build.scenarios import SCENARIOS, build_all
-from sessaudit.formats.claude_code.plugin import PLUGIN
 from sessaudit.model import Report, Source
-from sessaudit.registry import registered
 
 # the literal verdict of every scenario's session source(s)
 VERDICTS: dict[str, str] = (
@@ -53,8 +51,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any
 @pytest.fixture(scope="module")
 def report(built: tuple[Path, dict[str, Any]]) -> Report:
     root, _ = built
-    with registered(PLUGIN):
-        return audit([str(root / "projects")]).report
+    return audit([str(root / "projects")]).report
 
 
 def rel(root: Path, path: str) -> str:

@@ -10,8 +10,7 @@ import pytest
 
 from sessaudit.discovery import discover
 from sessaudit.formats.claude_code.build.scenarios import build_one
-from sessaudit.formats.claude_code.plugin import PLUGIN
-from sessaudit.registry import registered
+from sessaudit.registry import registry
 
 
 @pytest.mark.parametrize("layout", ["subagent_folder", "subagent_beside"])
@@ -19,8 +18,7 @@ def test_sub_agent_files_are_owned_not_skipped(tmp_path: Path, layout: str) -> N
     build_one(tmp_path, layout)
     files = sorted(str(path) for path in (tmp_path / "projects").rglob("*.jsonl"))
     assert len(files) >= 2  # the session and at least one sub-agent file
-    with registered(PLUGIN):
-        found = discover([str(tmp_path / "projects")])
+    found = discover([str(tmp_path / "projects")])
     sessions = [item for item in found.candidates if item.problem is None]
     assert [item.format for item in sessions] == ["claude-code"]
     assert Path(sessions[0].real_path).parent.parent.name == "projects"
@@ -28,7 +26,6 @@ def test_sub_agent_files_are_owned_not_skipped(tmp_path: Path, layout: str) -> N
     assert set(files) - {sessions[0].real_path} <= found.owned
 
 
-def test_without_the_plugin_nothing_is_owned(tmp_path: Path) -> None:
-    build_one(tmp_path, "subagent_folder")
-    found = discover([str(tmp_path / "projects")])
-    assert all(item.format != "claude-code" for item in found.candidates)
+def test_claude_code_is_a_built_in_format() -> None:
+    assert "claude-code" in registry().builtin
+    assert [plugin.name for plugin in registry().plugins if plugin.name == "claude-code"] == ["claude-code"]

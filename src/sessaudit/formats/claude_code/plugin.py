@@ -5,8 +5,8 @@ hooks; recognising needs only spec/records.py and read/layout.py (a first line a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
 
 from sessaudit.formats.claude_code.read.layout import (
     companions,
@@ -50,6 +50,11 @@ class ClaudeCode(FormatPlugin):
     shared_rules = ("SA301", "SA302", "SA303")
     reads = "path"
 
+    def rule_phrases(self) -> Mapping[str, str]:
+        from sessaudit.formats.claude_code.rules import CORE_RULE_PHRASES
+
+        return CORE_RULE_PHRASES
+
     def rule_tables(self) -> Sequence[Sequence[Rule]]:
         from sessaudit.formats.claude_code.rules import CLAUDE_CODE_RULES
 
@@ -72,6 +77,12 @@ class ClaudeCode(FormatPlugin):
         from sessaudit.formats.claude_code.verifier import verify_claude_code
 
         return verify_claude_code(path, real_path, options)
+
+    def warehouse(self) -> Any:
+        from sessaudit.formats.claude_code.warehouse.source import extract_source
+        from sessaudit.warehouse.parts import WarehousePart
+
+        return WarehousePart(extract_source)
 
 
 PLUGIN: Final = ClaudeCode()

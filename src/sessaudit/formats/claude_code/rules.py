@@ -174,3 +174,33 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         fix="""Nothing to fix in the file; add the field to the spec once its meaning is known.""",
     ),
 )
+
+
+# this format's passages in the core rules' texts, by place (sessaudit.rules.PLACES)
+CORE_RULE_PHRASES: dict[str, str] = {
+    "findings-sources": "a Claude Code transcript",
+    "input-kinds": "Claude Code session",
+    "inputs": "a Claude Code session transcript",
+    "inputs-named": "a Claude Code `<session-uuid>.jsonl` transcript",
+    "jsonl-lines": "a Claude Code record",
+    "open-run-notes": (
+        "Claude Code: a turn (a prompt to its final answer) with a `tool_use` that has no `tool_result`, "
+        "or the session's last turn waiting for the model (a prompt or a tool result with no response "
+        "after it, or a response cut off mid-stream)."
+    ),
+    "own-recovery": "answer the open calls, then `claude --resume`",
+    "unknown-outcome-notes": (
+        "Claude Code: a `tool_use` of a tool that changes the world (Bash, Write, Edit, MultiEdit, "
+        "NotebookEdit, MCP tools, …; the table of docs/formats/claude-code.md §10) with no "
+        "`tool_result` in the session's files."
+    ),
+    "safe-replay-notes": (
+        "Claude Code: a `tool_use` of a read-only tool (Read, Glob, Grep, LS, WebFetch, …) with no "
+        "`tool_result`."
+    ),
+    "safe-replay-fix": (
+        "Claude Code: nothing is lost by re-running the read; answer the dangling call (`sessaudit seed "
+        "PATH --native --output FILE` writes a transcript that does) before `claude --resume`, which "
+        "otherwise fails with an API 400 error."
+    ),
+}

@@ -3,8 +3,11 @@
 Read once, read-only (read/lines.py; every file gets a FileRead that the engine re-hashes), then: each
 record's shape (check/shape.py), the links between records (check/links.py; what the session's files leave
 unresolved is looked up in the project directory, read/elsewhere.py), and the turns with their open calls
-and recoveries (recover/turns.py). One Session per session file; a sub-agent file whose session file is
-gone is verified as a source of its own (its session is the parent's id it carries)."""
+and recoveries (recover/turns.py), and the session's usage from its exact ledger (usage/ledger.py: one
+response counted once, where it was made; records copied from the sessions it was resumed from are
+recognised and left out, those files named in the source's `native["resumed_from"]` for the warehouse).
+One Session per session file; a sub-agent file whose session file is gone is verified as a source of its
+own (its session is the parent's id it carries)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ from sessaudit.formats.claude_code.read.elsewhere import Elsewhere
 from sessaudit.formats.claude_code.read.layout import AGENT_FILE, session_stem, subagent_files
 from sessaudit.formats.claude_code.read.lines import TranscriptFile, read_transcript
 from sessaudit.formats.claude_code.recover.turns import runs_of
-from sessaudit.model import Finding, Location, Session
+from sessaudit.formats.claude_code.usage import ledger
+from sessaudit.limits import Limits
+from sessaudit.model import Finding, Location, Session, Usage
 from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
@@ -59,6 +64,11 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
         runs += file_runs
         findings += open_work
     findings = sorted((_in_session(item, session_id) for item in findings), key=Finding.sort_key)
+    before = _resumed_from(path, real_path, files, elsewhere, limits)
+    made = ledger.build_ledger(
+        [_ledger_file(file) for file in files], [_ledger_file(file) for file in before]
+    )
+    tokens = made.totals()
     recovering = any(run.recovery is not None for run in runs)
     session = Session(
         session_id=session_id,
@@ -67,14 +77,64 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
         last_seq=None,
         torn_tail_bytes=sum(file.torn_tail_bytes for file in files),
         runs=runs,
+        usage=Usage.of(
+            input=tokens.input_tokens,
+            output=tokens.output_tokens,
+            cache_read=tokens.cache_read_input_tokens,
+            cache_write=tokens.cache_creation_input_tokens,
+        ),
     )
+    native: dict[str, object] = {}
+    if before:
+        native[ledger.RESUMED_FROM] = [
+            {
+                "path": file.path,
+                "real_path": file.real_path,
+                "bytes": file.read.bytes,
+                "sha256": file.read.sha256,
+            }
+            for file in before
+        ]
     return SourceOutcome(
         format=FORMAT,
         format_version=_newest_version(files),
         files=[file.read for file in files],
         sessions=[session],
         findings=findings,
+        native=native,
     )
+
+
+def _ledger_file(file: TranscriptFile) -> ledger.TranscriptFile:
+    records = [(record.line, record.value) for record in file.records]
+    return ledger.TranscriptFile(file.path, records, ledger.agent_of(file.path))
+
+
+def _latest(file: TranscriptFile) -> str:
+    stamps = [stamp for record in file.records if isinstance(stamp := record.value.get("timestamp"), str)]
+    return max(stamps, default="")
+
+
+def _resumed_from(
+    path: str, real_path: str, files: list[TranscriptFile], elsewhere: Elsewhere, limits: Limits
+) -> list[TranscriptFile]:
+    """The project's files this session was resumed from: those holding records with the uuids of its own
+    (copies, spec §1.6) whose latest timestamp is earlier than the session file's (the later files are
+    the sessions resumed from this one). Read read-only and leniently (their damage is their own
+    sources' findings), to recognise the copies in the ledger."""
+    own = {record.uuid for file in files for record in file.records if record.uuid is not None}
+    latest = _latest(files[0])
+    found: list[TranscriptFile] = []
+    for other in elsewhere.sharing(own):
+        shown = os.path.join(os.path.dirname(path), os.path.relpath(other, os.path.dirname(real_path)))
+        kind = "subagent" if AGENT_FILE.fullmatch(os.path.basename(other)) else "session"
+        try:
+            read = read_transcript(shown, other, kind, limits)
+        except OSError:
+            continue
+        if _latest(read) < latest:
+            found.append(read)
+    return found
 
 
 def _first_session_id(file: TranscriptFile) -> str | None:

@@ -26,6 +26,7 @@ Rules, in order:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
@@ -36,6 +37,16 @@ SYNTHETIC_MODEL: Final = "<synthetic>"
 MAX_WALK: Final = 10_000  # parent steps from an assistant line to the previous one (a cycle guard)
 
 Location = tuple[str, int]  # (file path, 1-based line)
+AGENT_NAME: Final = re.compile(r"agent-([^/\\]+)\.jsonl\Z")
+# the source's `native` key (the verifier's): the files of the sessions it was resumed from, as read,
+# [{"path", "real_path", "bytes", "sha256"}], so that the warehouse recognises the same copies
+RESUMED_FROM: Final = "resumed_from"
+
+
+def agent_of(path: str) -> str | None:
+    """The agent id an `agent-<id>.jsonl` file name carries (spec §1.4), or None."""
+    found = AGENT_NAME.search(path)
+    return found.group(1) if found else None
 
 
 @dataclass(frozen=True, slots=True)

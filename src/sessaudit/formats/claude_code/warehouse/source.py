@@ -4,25 +4,15 @@ corrupting line (WarehousePart.extract)."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
+from sessaudit.formats.claude_code.usage.ledger import RESUMED_FROM, agent_of
 from sessaudit.formats.claude_code.warehouse.extract import LoadedFile, extract_files
 from sessaudit.formats.claude_code.warehouse.lines import split_lines
 from sessaudit.model import Finding, Source
 from sessaudit.warehouse.drafts import Extraction
 from sessaudit.warehouse.extract import cut_line, read_verified
-
-AGENT_FILE: Final = re.compile(r"agent-([^/\\]+)\.jsonl\Z")
-# source.native key (set by the verifier when it verified them): the files of the sessions this one was
-# resumed from, [{"path", "real_path", "bytes", "sha256"}], read only to recognise resume copies
-RESUMED_FROM: Final = "resumed_from"
-
-
-def agent_of(path: str) -> str | None:
-    found = AGENT_FILE.search(path)
-    return found.group(1) if found else None
 
 
 def real_path_of(path: str, source: Source, real_path: str) -> str:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
+from sessaudit.formats.claude_code.build.parts import Text, Thinking, ToolUse, Usage
+from sessaudit.formats.claude_code.build.transcript import TranscriptBuilder
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiToolCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.build.scenarios import (
@@ -20,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 SESSIONS = Path("tiny-agent/.tiny-agent/sessions")
 RUNS = Path("rivumi/runs")
 STORE = Path("half-pi/home/db/half-pi.db")
+CLAUDE = Path("claude-code")  # a copy of ~/.claude: projects/<the cwd, encoded>/<session uuid>.jsonl
 CWD = "/home/dev/shop"
 CONFIGURATION = Configuration(tools=("read", "edit", "bash"))
 
@@ -169,6 +173,63 @@ def half_pi_store() -> dict[Path, bytes]:
     return files
 
 
+def claude_code_transcript() -> dict[Path, bytes]:
+    """A Claude Code session in the shop: the cart fix (read, edit, test, answer, streamed responses with
+    growing usage), then "deploy to staging": Claude Code was killed while `./deploy.sh staging` ran in
+    its Bash tool, so the transcript ends on a tool_use with no tool_result."""
+    files: dict[Path, bytes] = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        root = Path(temporary)
+        start = datetime(2026, 11, 30, 17, 3, 18, 245000, tzinfo=UTC)
+        b = TranscriptBuilder(root, CWD, seed=401, version="2.1.79", model="claude-opus-4-6", start=start)
+        b.user("The cart test fails since I changed items to {price, qty}. Can you fix it?")
+        read = b.assistant(
+            [
+                Thinking("total() probably ignores qty. Read src/cart.js first."),
+                Text("Let me look at the cart code."),
+                ToolUse("Read", {"file_path": f"{CWD}/src/cart.js"}),
+            ],
+            usage=Usage(3, 188, cache_5m=5210, cache_read=12044),
+        ).call
+        b.tool_result(read, CART_SOURCE)
+        edit = b.assistant(
+            [
+                Text("total() ignores the quantity; multiplying by item.qty fixes it."),
+                ToolUse(
+                    "Edit",
+                    {
+                        "file_path": f"{CWD}/src/cart.js",
+                        "old_string": "sum + item.price",
+                        "new_string": "sum + item.price * item.qty",
+                    },
+                ),
+            ],
+            usage=Usage(1, 142, cache_5m=690, cache_read=17254),
+        ).call
+        b.tool_result(edit, f"The file {CWD}/src/cart.js has been updated.")
+        test = b.assistant(
+            [ToolUse("Bash", {"command": "npm test", "description": "Run the cart tests"})],
+            usage=Usage(1, 61, cache_5m=402, cache_read=17944),
+        ).call
+        b.tool_result(test, PASSING_TEST)
+        b.assistant(
+            [Text("Fixed: total() now multiplies price by qty. All cart tests pass.")],
+            usage=Usage(1, 23, cache_5m=96, cache_read=18346),
+        )
+        b.user("Deploy to staging, please.")
+        b.assistant(
+            [
+                Text("Deploying to staging with the project's script."),
+                ToolUse("Bash", {"command": "./deploy.sh staging", "description": "Deploy to staging"}),
+            ],
+            usage=Usage(4, 97, cache_5m=140, cache_read=18442),
+        )
+        b.crash()  # killed while ./deploy.sh ran: nobody knows whether staging was deployed
+        for path in b.finish().files:
+            files[CLAUDE / path.relative_to(root)] = path.read_bytes()
+    return files
+
+
 def build_examples() -> dict[Path, bytes]:
     """Every example file, by path relative to `examples/`."""
     files: dict[Path, bytes] = {Path("notes.txt"): NOTES.encode("utf-8")}
@@ -183,6 +244,7 @@ def build_examples() -> dict[Path, bytes]:
         files[SESSIONS / builder.file_name] = builder.data()
     files.update(rivumi_runs())
     files.update(half_pi_store())
+    files.update(claude_code_transcript())
     return files
 
 

@@ -546,9 +546,12 @@ def formats() -> None:
     def detail(text: str) -> None:
         typer.echo(textwrap.fill(text, width, initial_indent="    ", subsequent_indent="    "))
 
+    versions = {plugin.name: ", ".join(plugin.versions) or "-" for plugin in installed.plugins}
+    names = max((len(name) for name in versions), default=0) + 1
+    shown = max((len(text) for text in versions.values()), default=0)
     for plugin in installed.plugins:
-        versions = ", ".join(plugin.versions) or "-"
-        typer.echo(f"{plugin.name:<12} versions {versions:<6} rules {code_range(plugin)}")
+        said = versions[plugin.name]
+        typer.echo(f"{plugin.name:<{names}} versions {said:<{shown}} rules {code_range(plugin)}")
         detail(plugin.recognises)
     for item in installed.broken:
         typer.echo(f"{item.name:<12} BROKEN ({safe(item.target)})")

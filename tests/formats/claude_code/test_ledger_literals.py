@@ -87,3 +87,39 @@ def test_user_interrupt_bills_no_synthetic_line(tmp_path: Path) -> None:
     ledger = build_ledger([transcript(tmp_path, item) for item in entry["files"]])
     assert figures(ledger.totals(), len(ledger.responses)) == (5, 90, 2600, 2600, 0, 31110, 3)
     assert [line for _, line in ledger.synthetic] == [9]
+
+
+def test_killed_during_bash(tmp_path: Path) -> None:
+    # one response (3 lines: thinking, text, the dangling tool_use), its usage from the final line
+    assert whole(tmp_path, "killed_during_bash") == (3, 157, 2461, 2461, 0, 14210, 1)
+
+
+DANGLING_KINDS = ("bash", "write", "edit", "multiedit", "notebookedit", "mcp", "read", "glob", "grep", "ls")
+
+
+def test_dangling_calls_of_every_kind(tmp_path: Path) -> None:
+    # the answered Read (4, 61, 5m 3120, read 9876) + the response holding the dangling call
+    # (1, 133, 5m 420, read 12996): 5, 194, 3540, 22872 in two responses, whatever the tool
+    for kind in (*DANGLING_KINDS, "webfetch"):
+        assert whole(tmp_path / kind, f"dangling_{kind}") == (5, 194, 3540, 3540, 0, 22872, 2), kind
+
+
+def test_continued_without_copy(tmp_path: Path) -> None:
+    # (3, 12, 1800, 9000) in the first session + (1, 15, 64, 10800) in the one continuing it
+    assert whole(tmp_path, "continued_without_copy") == (4, 27, 1864, 1864, 0, 19800, 2)
+
+
+def test_torn_tail(tmp_path: Path) -> None:
+    # the torn line is the second Bash call's result: both responses are whole
+    assert whole(tmp_path, "torn_tail") == (4, 142, 2740, 2740, 0, 20800, 2)
+
+
+def test_summary_elsewhere(tmp_path: Path) -> None:
+    # A: (4, 70, 3300, 0) + (1, 25, 150, 3300); B after its summary line: (3, 40, 2900, 0)
+    assert whole(tmp_path, "summary_elsewhere") == (8, 135, 6350, 6350, 0, 3300, 3)
+
+
+def test_compacted(tmp_path: Path) -> None:
+    # (3, 77, 5000, 0) + (1, 20, 90, 5000), the boundary and its summary (no response), then
+    # (3, 66, 1900, 0) + (1, 5, 40, 1900)
+    assert whole(tmp_path, "compacted") == (8, 168, 7030, 7030, 0, 6900, 4)

@@ -218,3 +218,20 @@ def test_sniff_and_takes_walked() -> None:
     assert PLUGIN.takes_walked(f"/r/projects/-home-x/{SID}.jsonl")
     assert not PLUGIN.takes_walked(f"/r/other/-home-x/{SID}.jsonl")
     assert not PLUGIN.takes_walked("/r/projects/-home-x/notes.jsonl")
+
+
+def test_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    from sessaudit.limits import Limits
+    from sessaudit.plugin import VerifyOptions
+
+    path = write(tmp_path, prompt(U1), answer(U2, U1))
+    size = path.stat().st_size
+    before = path.read_bytes()
+    result = audit([str(path)], options=VerifyOptions(limits=Limits(max_file_bytes=size - 1)))
+    (source,) = result.report.sources
+    assert source.verdict.value == "unreadable" and source.sessions == []
+    assert [item.rule for item in result.report.findings] == ["SA012"]
+    assert result.report.findings[0].evidence == {"bytes": size, "max_file_bytes": size - 1}
+    assert result.incomplete and path.read_bytes() == before
+    fits = audit([str(path)], options=VerifyOptions(limits=Limits(max_file_bytes=size)))
+    assert fits.report.findings == [] and not fits.incomplete

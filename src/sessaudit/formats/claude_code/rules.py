@@ -179,6 +179,17 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
 # this format's passages in the core rules' texts, by place (sessaudit.rules.PLACES)
 CORE_RULE_PHRASES: dict[str, str] = {
     "findings-sources": "a Claude Code transcript",
+    "held-whole": (
+        "A Claude Code transcript and its sub-agent files are read whole, their records decoded and kept "
+        "together (the uuid chain, the tool pairing and the usage ledger need all of them)"
+    ),
+    "held-whole-memory": (
+        "about the size of a Claude Code session's files (0.75 times on a 49 MB transcript of large tool "
+        "results; more for many small records)"
+    ),
+    "held-whole-notes": (
+        "A Claude Code sub-agent file over the limit is reported and its session verified without it."
+    ),
     "input-kinds": "Claude Code session",
     "inputs": "a Claude Code session transcript",
     "inputs-named": "a Claude Code `<session-uuid>.jsonl` transcript",

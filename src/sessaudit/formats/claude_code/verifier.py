@@ -19,7 +19,7 @@ from sessaudit.formats.claude_code.check.links import check_links
 from sessaudit.formats.claude_code.check.shape import check_shape
 from sessaudit.formats.claude_code.read.elsewhere import Elsewhere
 from sessaudit.formats.claude_code.read.layout import AGENT_FILE, session_stem, subagent_files
-from sessaudit.formats.claude_code.read.lines import TranscriptFile, read_transcript
+from sessaudit.formats.claude_code.read.lines import TooLarge, TranscriptFile, read_transcript
 from sessaudit.formats.claude_code.recover.turns import runs_of
 from sessaudit.formats.claude_code.usage import ledger
 from sessaudit.limits import Limits
@@ -43,6 +43,8 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
     except OSError as error:
         problem = finding("SA001", f"cannot open {path}: {error.strerror or error}", path=path)
         return SourceOutcome(FORMAT, None, [], findings=[problem])
+    except TooLarge as refused:
+        return SourceOutcome(FORMAT, None, [], findings=[refused.finding])
     files: list[TranscriptFile] = [main]
     for agent in subagent_files(real_path) if kind == "session" else []:
         shown = os.path.join(os.path.dirname(path), os.path.relpath(agent, os.path.dirname(real_path)))
@@ -50,6 +52,8 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
             files.append(read_transcript(shown, agent, "subagent", limits))
         except OSError as error:
             findings.append(finding("SA001", f"cannot open {shown}: {error.strerror or error}", path=shown))
+        except TooLarge as refused:
+            findings.append(refused.finding)
     session_id = session_stem(real_path) or _first_session_id(main)
     for file in files:
         findings += file.findings
@@ -130,8 +134,8 @@ def _resumed_from(
         kind = "subagent" if AGENT_FILE.fullmatch(os.path.basename(other)) else "session"
         try:
             read = read_transcript(shown, other, kind, limits)
-        except OSError:
-            continue
+        except (OSError, TooLarge):
+            continue  # its own source's finding
         if _latest(read) < latest:
             found.append(read)
     return found

@@ -11,7 +11,7 @@ from typing import Any
 
 from sessaudit.evidence import open_evidence
 from sessaudit.framing import LineReader
-from sessaudit.limits import Limits
+from sessaudit.limits import FILE_TOO_LARGE, Limits, size_text
 from sessaudit.model import Finding
 from sessaudit.plugin import FileRead
 from sessaudit.rules import finding
@@ -53,9 +53,26 @@ class TranscriptFile:
     torn_tail_bytes: int = 0
 
 
+class TooLarge(Exception):
+    """A transcript over `--max-file-bytes`: refused by its size at open, never read (SA012)."""
+
+    def __init__(self, problem: Finding) -> None:
+        super().__init__(problem.message)
+        self.finding = problem
+
+
 def read_transcript(path: str, real_path: str, kind: str, limits: Limits) -> TranscriptFile:
-    """Read `real_path` (reported as `path`); OSError when it cannot be opened."""
+    """Read `real_path` (reported as `path`); OSError when it cannot be opened, TooLarge when it is over
+    `--max-file-bytes` (its records are all held in memory, with the session's other files)."""
     stream, size = open_evidence(real_path)
+    if size > limits.max_file_bytes:
+        stream.close()
+        message = (
+            f"{path} is {size} bytes, over the --max-file-bytes limit of {size_text(limits.max_file_bytes)} "
+            "for a file read whole; it was not verified"
+        )
+        evidence = {"bytes": size, "max_file_bytes": limits.max_file_bytes}
+        raise TooLarge(finding(FILE_TOO_LARGE, message, path=path, evidence=evidence))
     with stream:
         reader = LineReader(stream, size, max_line_bytes=limits.max_line_bytes)
         records: list[Record] = []

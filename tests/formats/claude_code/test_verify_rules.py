@@ -1,4 +1,4 @@
-"""Hand-written damaged lines, one or more per Claude Code rule (SA701–SA714), through the installed
+"""Hand-written damaged lines, one or more per Claude Code rule (SA701–SA715), through the installed
 plugin; a walk of a projects/ tree; evidence is never written."""
 
 from __future__ import annotations
@@ -181,6 +181,29 @@ def test_unknown_field_is_a_note_naming_field_and_version(tmp_path: Path) -> Non
     report = run(write(tmp_path, prompt(U1), answer(U2, U1, shinyNewField=1)))
     assert codes(report) == [("SA714", 2)]
     assert "shinyNewField" in report.findings[0].message and "2.1.79" in report.findings[0].message
+
+
+def test_summary_whose_leaf_is_nowhere_is_a_note(tmp_path: Path) -> None:
+    summary = {"type": "summary", "summary": "Fix the cart", "leafUuid": U3}
+    report = run(write(tmp_path, summary, prompt(U1), answer(U2, U1)))
+    assert codes(report) == [("SA715", 1)]
+    assert (
+        report.findings[0].evidence == {"leaf_uuid": U3}
+        and report.findings[0].location.pointer == "/leafUuid"
+    )
+    assert report.sources[0].verdict.value == "clean"
+
+
+def test_summary_whose_leaf_is_in_the_file_or_the_project_is_fine(tmp_path: Path) -> None:
+    here = {"type": "summary", "summary": "Fix the cart", "leafUuid": U2}
+    assert codes(run(write(tmp_path / "here", here, prompt(U1), answer(U2, U1)))) == []
+    path = write(
+        tmp_path / "there", {"type": "summary", "summary": "s", "leafUuid": U3}, prompt(U1), answer(U2, U1)
+    )
+    other = path.parent / "99999999-2222-4333-8444-555555555555.jsonl"
+    earlier = prompt(U3, ts="2026-03-13T09:00:00.000Z") | {"sessionId": other.stem}
+    other.write_bytes(json.dumps(earlier).encode() + b"\n")
+    assert codes(run(path)) == []
 
 
 def test_every_rule_has_a_test_here() -> None:

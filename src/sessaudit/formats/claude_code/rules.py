@@ -173,6 +173,20 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
           it; the record is verified as usual.""",
         fix="""Nothing to fix in the file; add the field to the spec once its meaning is known.""",
     ),
+    _r(
+        "SA715",
+        "transcript-summary-leaf-unresolved",
+        N,
+        None,
+        "A summary record's leafUuid names no record in the session's files or its project directory.",
+        """A `summary` line titles a conversation by the uuid of its last message, `leafUuid` (spec §1.5);
+          Claude Code often writes it into a later session's file, so the record is looked up in the
+          whole project directory. One found nowhere belongs to a session whose file is gone (deleted
+          after `cleanupPeriodDays`, §1.7, or not copied with the evidence). A summary is a title, not
+          part of the conversation, so this is a note: nothing the model sees is missing.""",
+        fix="""Nothing to fix in the file. To see the conversation the summary names, find its session
+          file (backups, another machine) and verify it beside this one.""",
+    ),
 )
 
 

@@ -90,6 +90,17 @@ def _file_links(
                     evidence={"parent_uuid": parent},
                 )
             )
+        leaf = record.value.get("leafUuid") if record.kind == "summary" else None
+        if isinstance(leaf, str) and leaf not in session_uuids and not elsewhere.record(leaf):
+            links.findings.append(
+                finding(
+                    "SA715",
+                    f"line {record.line}: the summary's leafUuid {leaf} is in none of the session's files "
+                    "nor in its project directory",
+                    **record.where("/leafUuid"),
+                    evidence={"leaf_uuid": leaf},
+                )
+            )
         sid = record.value.get("sessionId")
         if (
             isinstance(sid, str)

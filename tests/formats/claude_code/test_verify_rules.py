@@ -258,3 +258,75 @@ def test_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
     assert result.incomplete and path.read_bytes() == before
     fits = audit([str(path)], options=VerifyOptions(limits=Limits(max_file_bytes=size)))
     assert fits.report.findings == [] and not fits.incomplete
+
+
+TASK_ID = "toolu_01TaskCallForAgentAbc0001"
+
+
+def task_call(uuid: str, parent: str) -> dict[str, Any]:
+    spawn = answer(uuid, parent)
+    block = {"type": "tool_use", "id": TASK_ID, "name": "Task", "input": {"prompt": "Read calc.py"}}
+    spawn["message"] = spawn["message"] | {"content": [block], "stop_reason": "tool_use"}
+    return spawn
+
+
+def agent_session(tmp_path: Path, *agent_lines: dict[str, Any], meta: Any = None) -> Path:
+    """A session whose line 2 is a Task call (never answered) and an agent-abc.jsonl in its subagents/."""
+    path = write(tmp_path, prompt(U1), task_call(U2, U1))
+    nested = path.parent / SID / "subagents"
+    nested.mkdir(parents=True)
+    (nested / "agent-abc.jsonl").write_text("".join(json.dumps(line) + "\n" for line in agent_lines))
+    if meta is not None:
+        (nested / "agent-abc.meta.json").write_text(json.dumps(meta))
+    return path
+
+
+AGENT_PROMPT = prompt("aaaaaaaa-bbbb-4ccc-8ddd-000000000009") | {"isSidechain": True, "agentId": "abc"}
+
+
+def test_sub_agent_tied_to_no_call_is_a_note(tmp_path: Path) -> None:
+    report = run(agent_session(tmp_path, AGENT_PROMPT))
+    untied = [item for item in report.findings if item.rule == "SA716"]
+    assert [(item.location.path.rsplit("/", 1)[-1], item.evidence) for item in untied] == [
+        ("agent-abc.jsonl", {"agent_id": "abc", "meta_tool_use_id": None})
+    ]
+    assert "no meta sidecar names its call" in untied[0].message
+
+
+def test_sub_agent_tied_by_its_meta_sidecar(tmp_path: Path) -> None:
+    report = run(
+        agent_session(tmp_path, AGENT_PROMPT, meta={"agentType": "general-purpose", "toolUseId": TASK_ID})
+    )
+    assert [item.rule for item in report.findings if item.rule in ("SA716", "SA717")] == []
+    names = sorted(os.path.basename(item.path) for item in report.sources[0].files)
+    assert names == [f"{SID}.jsonl", "agent-abc.jsonl", "agent-abc.meta.json"]  # the sidecar is evidence too
+
+
+def test_sub_agent_whose_meta_names_another_call(tmp_path: Path) -> None:
+    report = run(agent_session(tmp_path, AGENT_PROMPT, meta={"toolUseId": "toolu_01Elsewhere"}))
+    (untied,) = [item for item in report.findings if item.rule == "SA716"]
+    assert untied.evidence == {"agent_id": "abc", "meta_tool_use_id": "toolu_01Elsewhere"}
+
+
+def test_sub_agent_tied_by_the_calls_result(tmp_path: Path) -> None:
+    path = write(tmp_path, prompt(U1), task_call(U2, U1))
+    result = prompt(U3, U2, ts="2026-03-14T09:00:05.000Z")
+    tail = {"type": "text", "text": "agentId: abc\n<usage>total_tokens: 10</usage>"}
+    block = {"type": "tool_result", "tool_use_id": TASK_ID, "content": [tail]}
+    result["message"] = {"role": "user", "content": [block]}
+    path.write_bytes(path.read_bytes() + json.dumps(result).encode() + b"\n")
+    nested = path.parent / SID / "subagents"
+    nested.mkdir(parents=True)
+    (nested / "agent-abc.jsonl").write_text(json.dumps(AGENT_PROMPT) + "\n")
+    assert [item.rule for item in run(path).findings if item.rule in ("SA716", "SA717")] == []
+
+
+def test_foreign_line_in_a_sub_agents_file(tmp_path: Path) -> None:
+    trunk = prompt("aaaaaaaa-bbbb-4ccc-8ddd-000000000010", ts="2026-03-14T09:00:09.000Z")  # isSidechain false
+    other = AGENT_PROMPT | {"uuid": "aaaaaaaa-bbbb-4ccc-8ddd-000000000011", "agentId": "xyz"}
+    meta = {"toolUseId": TASK_ID}
+    report = run(agent_session(tmp_path, AGENT_PROMPT, trunk, other, meta=meta))
+    foreign = [
+        (item.location.line, item.location.pointer) for item in report.findings if item.rule == "SA717"
+    ]
+    assert foreign == [(2, "/isSidechain"), (3, "/agentId")]

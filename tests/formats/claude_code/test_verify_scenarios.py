@@ -73,7 +73,13 @@ def test_each_scenario_verdict_and_open_calls(
     sources = sources_of(report, root, entry)
     assert {source.verdict.value for source in sources.values()} == {VERDICTS[name]}
     # every file of the scenario is verified, session files as sources and sub-agent files inside them
-    read = {rel(root, file.path) for source in sources.values() for file in source.files}
+    # (a nested agent's meta sidecar is read too: it ties the agent to its Task call)
+    read = {
+        rel(root, file.path)
+        for source in sources.values()
+        for file in source.files
+        if not file.path.endswith(".meta.json")
+    }
     assert read == {item["path"] for item in entry["files"] if item["kind"] == "session" or name != "resumed"}
     pending = [
         effect
@@ -171,7 +177,14 @@ def test_sub_agent_files_are_read_with_their_session_in_both_layouts(
     for name, agent_part in (("subagent_folder", "/subagents/agent-"), ("subagent_beside", "/agent-")):
         entry = manifest[name]
         (source,) = sources_of(report, root, entry).values()
-        assert len(source.files) == 2 and agent_part in source.files[1].path
+        transcripts = [file for file in source.files if file.path.endswith(".jsonl")]
+        assert len(transcripts) == 2 and agent_part in transcripts[1].path
+        metas = [file.path.rsplit("/", 1)[-1] for file in source.files if file.path.endswith(".meta.json")]
+        assert metas == (
+            [transcripts[1].path.rsplit("/", 1)[-1].replace(".jsonl", ".meta.json")]
+            if name == "subagent_folder"
+            else []
+        )
         assert all(file.unchanged for file in source.files)
         assert source.sessions[0].facts == sum(item["lines"] for item in entry["files"])
     agent_sources = [s for s in report.sources if os.path.basename(s.path).startswith("agent-")]

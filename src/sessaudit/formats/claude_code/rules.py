@@ -187,6 +187,34 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         fix="""Nothing to fix in the file. To see the conversation the summary names, find its session
           file (backups, another machine) and verify it beside this one.""",
     ),
+    _r(
+        "SA716",
+        "transcript-subagent-untied",
+        N,
+        None,
+        "A sub-agent file is tied to no Task or Agent call of its session.",
+        """A sub-agent's transcript (`agent-<id>.jsonl`, spec §1.4) belongs to the Task (or, in 2.1.x,
+          Agent) call that spawned it: its meta sidecar's `toolUseId` names that call (2.1.2+), and the
+          call's result names the agent (`toolUseResult.agentId`, or an `agentId: <id>` line in its text).
+          When neither ties the file to a call of the session, it is a `/btw` side question (which also
+          writes a sidechain file) or a spawn whose call lies in a file that is gone. A note: the file is
+          verified and counted as the session's all the same.""",
+        fix="""Nothing to fix in the file. If the session should hold the spawning call, look for the
+          session's missing or older files (a resume may have continued elsewhere).""",
+    ),
+    _r(
+        "SA717",
+        "transcript-sidechain-line-foreign",
+        W,
+        None,
+        "A line in a sub-agent's file says it is not that agent's sidechain line.",
+        """Every line of `agent-<id>.jsonl` is a line of that agent's conversation: `isSidechain` true and
+          `agentId` the file's `<id>` (spec §1.4). A line with `isSidechain: false` or another `agentId`
+          was written into the wrong file (a copy, a concatenation by hand) and may be counted twice or
+          attributed to the wrong agent.""",
+        fix="""Compare the file with a copy from the machine that wrote it; a line from another file is
+          not part of this agent's conversation.""",
+    ),
 )
 
 

@@ -11,10 +11,15 @@ own (its session is the parent's id it carries)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
+from sessaudit.evidence import open_evidence, read_chunks
+from sessaudit.formats.claude_code.check.agents import check_agents
 from sessaudit.formats.claude_code.check.links import check_links
 from sessaudit.formats.claude_code.check.shape import check_shape
 from sessaudit.formats.claude_code.read.elsewhere import Elsewhere
@@ -24,11 +29,12 @@ from sessaudit.formats.claude_code.recover.turns import runs_of
 from sessaudit.formats.claude_code.usage import ledger
 from sessaudit.limits import Limits
 from sessaudit.model import Finding, Location, Session, Usage
-from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions
+from sessaudit.plugin import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
 
 FORMAT: Final = "claude-code"
+META_BYTES: Final = 1024 * 1024  # a meta sidecar holds a few ids
 SEMVER: Final = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
 
 
@@ -59,6 +65,8 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
         findings += file.findings
         for record in file.records:
             findings += check_shape(record)
+    metas, meta_reads = _metas(files)
+    findings += check_agents(files, metas)
     elsewhere = Elsewhere(real_path, [file.real_path for file in files], limits.max_file_bytes)
     links = check_links(files, session_id or "", elsewhere)
     findings += links.findings
@@ -93,7 +101,6 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
         native[ledger.RESUMED_FROM] = [
             {
                 "path": file.path,
-                "real_path": file.real_path,
                 "bytes": file.read.bytes,
                 "sha256": file.read.sha256,
             }
@@ -102,11 +109,40 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
     return SourceOutcome(
         format=FORMAT,
         format_version=_newest_version(files),
-        files=[file.read for file in files],
+        files=[file.read for file in files] + meta_reads,
         sessions=[session],
         findings=findings,
         native=native,
     )
+
+
+def _metas(files: list[TranscriptFile]) -> tuple[dict[str, Mapping[str, Any] | None], list[FileRead]]:
+    """The meta sidecars (`agent-<id>.meta.json`, spec §1.4) of the nested sub-agent files, read-only and
+    up to META_BYTES: decoded (None when absent, too large or not a JSON object) and as evidence."""
+    metas: dict[str, Mapping[str, Any] | None] = {}
+    reads: list[FileRead] = []
+    for file in files[1:]:
+        real = file.real_path.removesuffix(".jsonl") + ".meta.json"
+        metas[file.path] = None
+        try:
+            stream, size = open_evidence(real)
+        except OSError:
+            continue
+        with stream:
+            if size > META_BYTES:
+                continue
+            try:
+                data = b"".join(read_chunks(stream, size))
+            except OSError:
+                continue
+        shown = file.path.removesuffix(".jsonl") + ".meta.json"
+        reads.append(FileRead(shown, real, len(data), hashlib.sha256(data).hexdigest(), opened_bytes=size))
+        try:
+            value = json.loads(data)
+        except ValueError:
+            continue
+        metas[file.path] = value if isinstance(value, dict) else None
+    return metas, reads
 
 
 def _ledger_file(file: TranscriptFile) -> ledger.TranscriptFile:

@@ -63,3 +63,7 @@ def replay_policy(name: str) -> ReplayPolicy:
     if name.startswith("mcp__"):
         return "never"
     return REPLAY.get(name, "never")
+
+
+# the tools whose call spawns a sub-agent with a transcript of its own (spec §1.4): Task, Agent in 2.1.x
+SPAWNING: Final = frozenset({"Task", "Agent"})

@@ -39,7 +39,8 @@ MAX_WALK: Final = 10_000  # parent steps from an assistant line to the previous 
 Location = tuple[str, int]  # (file path, 1-based line)
 AGENT_NAME: Final = re.compile(r"agent-([^/\\]+)\.jsonl\Z")
 # the source's `native` key (the verifier's): the files of the sessions it was resumed from, as read,
-# [{"path", "real_path", "bytes", "sha256"}], so that the warehouse recognises the same copies
+# [{"path", "bytes", "sha256"}] (paths as reported, beside the source's), so that the warehouse recognises
+# the same copies
 RESUMED_FROM: Final = "resumed_from"
 
 

@@ -51,7 +51,13 @@ def extract_source(
     before = [
         LoadedFile(
             str(item["path"]),
-            split_lines(read_verified(str(item["real_path"]), int(item["bytes"]), str(item["sha256"]))),
+            split_lines(
+                read_verified(
+                    real_path_of(str(item["path"]), source, real_path),
+                    int(item["bytes"]),
+                    str(item["sha256"]),
+                )
+            ),
             agent_of(str(item["path"])),
         )
         for item in _resumed_from(source.native)

@@ -2,8 +2,9 @@
 
 For each rule the representative is the finding of the golden case that illustrates it most plainly:
 the fewest distinct rules in the case, then the fewest findings, then corpus order (tiny-agent, Rivumi,
-Half-Pi, examples) and case name; inside the case, the first finding of the rule in report order. For
-tiny-agent and Rivumi line-based inputs the offending line is rebuilt from the case builder."""
+Half-Pi, Claude Code, examples) and case name; inside the case, the first finding of the rule in report
+order. For tiny-agent, Rivumi and Claude Code line-based inputs the offending line is rebuilt from the case
+builder."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ CORPORA = (
     "tests/golden/reports",
     "tests/golden/rivumi",
     "tests/golden/half-pi",
+    "tests/golden/claude-code",
     "tests/golden/examples.report.json",
 )
 EXAMPLES_FILE = REPO / "docs" / "rule-examples.json"
@@ -58,7 +60,8 @@ def excerpt(line: str, pointer: str | None) -> str:
 
 
 def _input_line(rank: int, case: str, location: dict[str, Any]) -> str | None:
-    """The physical line `location` names, rebuilt from the case's builder (tiny-agent, Rivumi only)."""
+    """The physical line `location` names, rebuilt from the case's builder (tiny-agent, Rivumi and Claude
+    Code only)."""
     line = location.get("line")
     path = location.get("path")
     if not isinstance(line, int) or line < 1 or not isinstance(path, str) or not path.endswith(".jsonl"):
@@ -69,14 +72,17 @@ def _input_line(rank: int, case: str, location: dict[str, Any]) -> str | None:
         if case not in TINY_AGENT:
             return None
         data = TINY_AGENT[case]()
-    elif rank == 1:
+    elif rank in (1, 3):
+        from tests.formats.claude_code.cases import CASES as CLAUDE_CODE
         from tests.formats.rivumi.cases import CASES as RIVUMI
 
-        if case not in RIVUMI:
+        # each golden test builds its case below this folder of the run's root
+        cases, folder = (RIVUMI, "runs") if rank == 1 else (CLAUDE_CODE, "transcripts")
+        if case not in cases:
             return None
         with tempfile.TemporaryDirectory() as directory:
             root = Path(directory)
-            RIVUMI[case](root / "runs")
+            cases[case](root / folder)
             file = root / path
             if not file.is_file():
                 return None

@@ -22,8 +22,11 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
           version). A complete line that does not decode (invalid UTF-8, a lone surrogate, duplicate keys,
           trailing bytes, a CR before the LF, an empty line) was not written whole by it: before 2.1.121
           `--resume` failed on such a line, since then it skips it and loses the record.""",
-        fix="""Restore the file from a copy. If none exists, keep the original as evidence and remove the line
-          from a copy: the records chained to it lose their parent.""",
+        fix="""Keep the original as evidence and restore the session file from a backup. Without one, remove
+          the line the finding names from a copy and put the copy in the file's place: the records whose
+          parentUuid names the lost record then lose their parent (SA710). If the line only gained a CR
+          before its LF, delete the CR instead and the record is kept. Claude Code 2.1.121 and later skip
+          the line on `--resume` by themselves, losing its record; earlier versions refuse to resume.""",
     ),
     _r(
         "SA702",
@@ -32,10 +35,13 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         REPAIRABLE,
         "The transcript ends in an unterminated line that is not a JSON object.",
         """The process died while appending (spec §2: a crash or unclean shutdown can leave the last line
-          cut off). Claude Code's own resume skips the fragment; the recommended strict policy makes it a
-          warning. What the fragment held (often a tool result) is lost, so its call counts as open.""",
-        fix="""Copy the session file and cut the copy at its last LF (the fragment's offset); the copy
-          then resumes. Keep the original as evidence.""",
+          cut off). Claude Code's own resume skips the fragment; the spec's recommended strict policy makes
+          it a warning. What the fragment held (often a tool result) is lost, so its call counts as open.""",
+        fix="""Claude Code 2.1.121 and later skip the fragment on `--resume`. For older versions, or to tidy
+          the file, keep the original as evidence and cut a copy at the byte offset the finding gives
+          (`head -c OFFSET SESSION.jsonl > cut.jsonl`), then put the copy in the file's place. Either way
+          the fragment is lost: the call whose result it held is open, and `runs[].recovery` (SA301–SA303)
+          says whether it can be re-run safely.""",
     ),
     _r(
         "SA703",
@@ -45,7 +51,9 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         "The last transcript line is a whole record but lacks its LF.",
         """The record is verified like any other, but the next append would join two records into one
           invalid line (spec §2: one object per newline-terminated line).""",
-        fix="""Append the missing LF to a copy before resuming it.""",
+        fix="""Once no Claude Code process has the session open (a write may be under way), keep a copy of
+          the file as evidence and add the LF (`printf '\\n' >> SESSION.jsonl`) before resuming it;
+          otherwise the record Claude Code appends next joins this line and both are lost (SA701).""",
     ),
     _r(
         "SA704",
@@ -55,7 +63,10 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         "A transcript line holds JSON that is not an object.",
         """Every line is a JSON object (spec §2). An array, string or number was not written by Claude
           Code.""",
-        fix="""Restore the file from a copy; the line was written by another tool.""",
+        fix="""Find the tool or script that wrote into the transcript and stop it. Keep the original as
+          evidence and restore the file from a backup; without one, remove the line from a copy and put the
+          copy in the file's place (a non-object line holds no record, so nothing else is lost unless it
+          overwrote one: SA710 then names the records that lost their parent).""",
     ),
     _r(
         "SA705",
@@ -65,7 +76,10 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         "A transcript record has no string `type`.",
         """Every record Claude Code writes names its kind in `type` (spec §3, seen). Without it the
           record cannot be placed, and readers drop it.""",
-        fix="""Restore the file from a copy; the record was not written by Claude Code.""",
+        fix="""Keep the original as evidence and restore the file from a backup. Without one, look at the
+          line: if it is otherwise a whole conversation record (a `message` whose `role` is `user` or
+          `assistant`), a copy with `"type"` set to that role keeps it; otherwise remove the line from the
+          copy. Then find which tool edited the transcript: Claude Code always writes `type`.""",
     ),
     _r(
         "SA706",
@@ -76,8 +90,10 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         """New record types arrive every few releases (spec §3.10). The record is accepted and indexed
           (its uuid counts as a parent); the note names the type and the version that wrote it, so the
           spec can learn it.""",
-        fix="""Nothing to fix in the file. Add the type to the spec (docs/formats/claude-code.md §3.10) once
-          its shape is known.""",
+        fix="""Nothing to fix in the file: the record is kept and its uuid still links the chain. A newer
+          Claude Code release than the spec knows is the usual cause; report the type and version (the note
+          names both) to the sessaudit maintainers so the spec (docs/formats/claude-code.md §3.10) learns
+          it, and `--ignore SA706` meanwhile if the notes are noise.""",
     ),
     _r(
         "SA707",
@@ -90,7 +106,11 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
           `tool_use` block without `id`, `name` or an object `input`, a `tool_result` without
           `tool_use_id`, a summary without `leafUuid`). Claude Code's resume rebuilds the API messages
           from these fields.""",
-        fix="""Restore the file from a copy; the line was not written by Claude Code as it stands.""",
+        fix="""Look at the line's `version` first: a Claude Code release newer than the spec may have
+          changed the shape (report the line's shape, not its content, to the sessaudit maintainers). If
+          not, the line was edited: keep the original as evidence and restore the file from a backup;
+          without one, remove the line from a copy (the finding's pointer names the field), knowing that
+          the records chained to it lose their parent (SA710) and `claude --resume` may fail on it.""",
     ),
     _r(
         "SA708",
@@ -102,7 +122,10 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
           envelope (uuid, parentUuid, sessionId, timestamp, isSidechain and, on user, assistant and system
           lines, userType, cwd and version) and its value shapes. The spec infers these from one parser's
           models, so this is a warning until checked against real files.""",
-        fix="""Check which writer produced the line; if it is Claude Code, the spec's §3.1 needs updating.""",
+        fix="""Nothing to repair: the record is still verified and used. Look at the line's `version` and
+          its neighbours: if a Claude Code release wrote it, the spec's inferred envelope (§3.1) is wrong
+          (report the field and version to the sessaudit maintainers, and `--ignore SA708` meanwhile); if
+          another tool wrote or edited the line, check the file's other lines from there on.""",
     ),
     _r(
         "SA709",
@@ -113,7 +136,11 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         """Inside one file a uuid is unique (spec §7, the DAG invariants of claude-code-log; copies made
           by resume are in another file, §1.6). Two records with one uuid make the parent chain ambiguous,
           and duplicate assistant messages sent back to the API fail with HTTP 400 (CL 2.1.51).""",
-        fix="""Restore the file from a copy; if none exists, branch from a copy that keeps one of the two.""",
+        fix="""Keep the original as evidence and restore the file from a backup. Without one, compare the two
+          lines the finding names: if they are the same record, a copy without the later line loses
+          nothing; if they differ, decide which one the conversation continues from (read the lines
+          whose parentUuid names the uuid) and remove the other from the copy. Put the copy in the file's
+          place before `claude --resume`.""",
     ),
     _r(
         "SA710",
@@ -124,8 +151,11 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         """A conversation is rebuilt by walking parentUuid back from the leaf (spec §7). A parent may lie
           in another file of the project (resume, continue): those are looked up there. One found nowhere
           may be in a file the cleanup deleted (§1.7), so this is a warning; the chain breaks there.""",
-        fix="""Look for the missing file (backups, another machine); a resume from this session starts at
-          the broken link.""",
+        fix="""Look for the transcript that held the parent (a backup, another machine, an older copy of
+          `~/.claude/projects/`) and put it back in the project directory; the audit then resolves the
+          link. If it is gone, the file needs no repair, but `claude --resume` sees the conversation only
+          from this record on. Claude Code deletes transcripts not modified for `cleanupPeriodDays` days
+          (default 30); raise it in settings.json to keep them longer.""",
     ),
     _r(
         "SA711",
@@ -138,8 +168,11 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
           tool_result blocks", HTTP 400, seen: CL 2.1.0, 2.1.7, 2.1.9, 2.1.69), and every later prompt of
           the session fails the same way. The call is looked up in the file, the session's other files and
           its project directory first.""",
-        fix="""Resume from a new branch that leaves the result out of the chain (spec §8 repair step 4); do
-          not edit the original.""",
+        fix="""Do not edit the original. First look for a transcript that issued the call (a backup, another
+          machine) and put it back in the project directory; the audit then finds the call there. If none
+          exists, the session's next prompt fails with HTTP 400: continue from a point before the result on
+          a new branch that leaves it out of the chain (spec §8 repair step 4: in Claude Code, `/rewind` to
+          a prompt before the result), or start a new session.""",
     ),
     _r(
         "SA712",
@@ -150,7 +183,10 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         """The lines of a file carry the session that wrote them (spec §1.3); a different sessionId is
           expected only on resume copies, whose uuid is found in another file of the project (§1.6).
           Another writer, or files merged by hand, give other ids. Inferred: a warning.""",
-        fix="""Find out which session wrote the line before relying on the file's usage or its chain.""",
+        fix="""Nothing to repair for resuming. Look for `<that sessionId>.jsonl` in the project directory
+          and on other machines: if a sync tool or a hand merge copied its lines here, their usage is counted
+          in both files. Until you know which session wrote the line, do not bill or compare by this file's
+          usage.""",
     ),
     _r(
         "SA713",
@@ -161,7 +197,9 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         """Claude Code appends records as they happen (spec §2), so file order and time agree. The parent
           graph, not time, orders a conversation (§7); a step back in time points at a clock change or
           lines written out of order, so this is a warning.""",
-        fix="""Nothing to fix in the file; read the conversation by its parent links, not by time.""",
+        fix="""Nothing to fix in the file; read the conversation by its parent links, not by time. A large
+          step back points at the machine's clock (check NTP and time zone settings), or at two processes
+          appending to the same session file at once.""",
     ),
     _r(
         "SA714",
@@ -171,7 +209,10 @@ CLAUDE_CODE_RULES: tuple[Rule, ...] = (
         "A record of a known type has a top-level field the spec does not list.",
         """Claude Code adds fields often (spec §3). The note names the field and the version that wrote
           it; the record is verified as usual.""",
-        fix="""Nothing to fix in the file; add the field to the spec once its meaning is known.""",
+        fix="""Nothing to fix in the file: the field is kept and the record verified as usual. A newer Claude
+          Code release than the spec knows is the usual cause; report the field and version (the note names
+          both) to the sessaudit maintainers so the spec learns it, and `--ignore SA714` meanwhile if the
+          notes are noise.""",
     ),
     _r(
         "SA715",

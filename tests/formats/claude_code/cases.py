@@ -1,7 +1,7 @@
 """Named Claude Code transcripts for golden reports, each written under a root folder (a config dir).
 
 Every builder scenario is a case (its project directory is verified: the session files, their sub-agent
-files and resume copies), and one hand-written file per rule SA701–SA714 shows that rule alone: a prompt
+files and resume copies), and one hand-written file per rule SA701–SA717 shows that rule alone: a prompt
 and its answer (`hand_lines`) with one line damaged."""
 
 from __future__ import annotations
@@ -42,6 +42,45 @@ def _without_cwd() -> dict[str, object]:
     return record
 
 
+U5, U6, U7, U8 = (f"aaaaaaaa-bbbb-4ccc-8ddd-00000000000{i}" for i in (5, 6, 7, 8))
+AGENT = "a1b2c3d4e5f607182"
+TASK = "toolu_01TaskSpawnsTheAgent000001"
+
+
+def _in_agent(record: dict[str, object]) -> dict[str, object]:
+    return record | {"isSidechain": True, "agentId": AGENT}
+
+
+def _agent_case(trunk: list[object], agent: list[object]) -> Case:
+    """A session file of `trunk` lines and its nested sub-agent file `agent-<AGENT>.jsonl` of `agent`."""
+
+    def build(root: Path) -> Path:
+        path = write(root, *trunk)
+        folder = path.parent / SID / "subagents"
+        folder.mkdir(parents=True)
+        (folder / f"agent-{AGENT}.jsonl").write_bytes(
+            b"".join(json.dumps(item).encode() + b"\n" for item in agent)
+        )
+        return path
+
+    return build
+
+
+def _spawned_session() -> list[object]:
+    """Prompt, a Task call, its result naming the agent (`agentId: …`), the final answer."""
+    call = answer(U2, U1)
+    spawn = {"type": "tool_use", "id": TASK, "name": "Task", "input": {"prompt": "Read calc.py"}}
+    call["message"] = {**call["message"], "content": [spawn], "stop_reason": "tool_use"}  # type: ignore[dict-item]
+    block = {"type": "tool_result", "tool_use_id": TASK, "content": f"calc.py adds.\nagentId: {AGENT}"}
+    result = line("user", U3, U2, "2026-03-14T09:00:09.000Z", message={"role": "user", "content": [block]})
+    return [prompt(U1), call, result, answer(U4, U3, ts="2026-03-14T09:00:10.000Z")]
+
+
+def _agent_lines() -> list[object]:
+    ask = _in_agent(prompt(U5, ts="2026-03-14T09:00:02.000Z"))
+    return [ask, _in_agent(answer(U6, U5, ts="2026-03-14T09:00:05.000Z"))]
+
+
 CASES: dict[str, Case] = {
     **{name.replace("_", "-"): _scenario(name) for name in SCENARIOS},
     "damaged-SA701-transcript-line-invalid": _lines(prompt(U1), b'{"type":"user",', answer(U2, U1)),
@@ -74,4 +113,12 @@ CASES: dict[str, Case] = {
         prompt(U1), answer(U2, U1, "2026-03-14T08:59:00.000Z")
     ),
     "damaged-SA714-transcript-field-unknown": _lines(prompt(U1), answer(U2, U1, shinyNewField=1)),
+    "damaged-SA715-transcript-summary-leaf-unresolved": _lines(
+        {"type": "summary", "summary": "Fix the cart", "leafUuid": U8}, prompt(U1), answer(U2, U1)
+    ),
+    "damaged-SA716-transcript-subagent-untied": _agent_case([prompt(U1), answer(U2, U1)], _agent_lines()),
+    "damaged-SA717-transcript-sidechain-line-foreign": _agent_case(
+        _spawned_session(),
+        [*_agent_lines(), answer(U7, U6, ts="2026-03-14T09:00:06.000Z") | {"agentId": AGENT}],
+    ),
 }

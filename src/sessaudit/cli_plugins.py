@@ -57,10 +57,17 @@ class SharedOption:
         texts = [option.help for _, option in self.declarations]
         if len(set(texts)) == 1:
             return texts[0]
-        return " ".join(f"{plugin.title or plugin.name}: {item.help}" for plugin, item in self.declarations)
+        return " ".join(
+            f"{plugin.title or plugin.name}: {_lowered(item.help)}" for plugin, item in self.declarations
+        )
 
     def formats(self) -> str:
         return ", ".join(plugin.name for plugin, _ in self.declarations)
+
+
+def _lowered(text: str) -> str:
+    """A sentence continued after a colon: "The current..." -> "the current..." (not "SQLite", "MCP")."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
 def shared_options(command: str) -> list[SharedOption]:

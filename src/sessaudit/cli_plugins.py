@@ -190,7 +190,7 @@ def _answering(
     candidates = discover([path]).candidates
     found = [item.format for item in candidates if item.problem is None and item.format is not None]
     declaring = {plugin.name: (plugin, declared) for plugin, declared in option.declarations}
-    owners = list(dict.fromkeys(name for name in found if name in declaring))
+    owners = [name for name in declaring if name in found]  # in registry order
     if len(owners) == 1:
         return declaring[owners[0]]
     takes = f"{option.command} {option.flag}"

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sessaudit import cli, registry
+from sessaudit import registry
 from sessaudit.cli import app
 from sessaudit.cli_plugins import shared_options
+from sessaudit.engine import audit
 from sessaudit.plugin import FormatPlugin, OptionError, PluginOption, VerifyOptions
 from tests.formats.claude_code.installed import claude_code_installed
 from tests.sessions import killed_during_deploy
@@ -71,13 +72,13 @@ def probes() -> Iterator[None]:
 def audited(monkeypatch: pytest.MonkeyPatch) -> list[VerifyOptions]:
     """The options `verify` hands the audit (the real audit runs)."""
     seen: list[VerifyOptions] = []
-    real = cli.audit
+    real = audit
 
     def recording(*arguments: Any, **keywords: Any) -> Any:
         seen.append(keywords["options"])
         return real(*arguments, **keywords)
 
-    monkeypatch.setattr(cli, "audit", recording)
+    monkeypatch.setattr("sessaudit.cli.audit", recording)
     return seen
 
 

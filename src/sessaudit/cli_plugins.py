@@ -151,7 +151,7 @@ def plugin_extras(fail: Callable[[str], Any]) -> dict[str, Any]:
 
 def _refusal(plugin: FormatPlugin, option: PluginOption, error: OptionError, *, alone: bool) -> str:
     """A plugin's reason for refusing a value: its own words when it is the only one asked, else after
-    what it takes ("not a Claude Code tool table: ...")."""
+    what it takes ("not a tool table: ...")."""
     if alone:
         return str(error)
     said = f"not {option.refusal}" if option.refusal else plugin.title or plugin.name

@@ -129,7 +129,7 @@ class PluginOption:
     the declarations must agree on `is_flag` and `metavar` (and on being a takeover on a command both
     declare it for), else the later plugin is set aside as broken. A value goes to every declaring plugin's
     `parse`; it is a usage error only when all of them refuse it (each one's reason is named, introduced by
-    `refusal`, e.g. "not a Claude Code tool table"). A takeover is answered by the declaring plugin whose
+    `refusal`, e.g. "not a tool table of the format"). A takeover is answered by the declaring plugin whose
     source the named path is (docs/architecture.md)."""
 
     flag: str  # "--claims"

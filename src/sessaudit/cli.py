@@ -31,13 +31,13 @@ from sessaudit.cli_limits import (
     MaxLineBytesOption,
     limits_of,
 )
-from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover
+from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover, take_over
 from sessaudit.cli_warehouse import EXIT_INTERRUPTED, internal_message, interrupted, load, query
 from sessaudit.engine import AuditResult, audit
 from sessaudit.model import Finding, Report
 from sessaudit.outputsafety import json_safe
 from sessaudit.parallel import default_jobs
-from sessaudit.plugin import OptionError, VerifyOptions
+from sessaudit.plugin import VerifyOptions
 from sessaudit.policy import Policy, PolicyError, apply_policy, gate_failures, resolve_policy
 from sessaudit.progress import progress_bar
 from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text
@@ -442,14 +442,10 @@ def seed(
     """Print the seed of one open run (--run), or of every open run as a JSON array."""
     takeover = plugin_takeover()
     if takeover is not None and redact:
-        _fail(f"{takeover.flag} prints the source system's exact bytes, which cannot be redacted", EXIT_USAGE)
+        _fail(f"{takeover} prints the source system's exact bytes, which cannot be redacted", EXIT_USAGE)
     try:
-        if takeover is not None and takeover.takeover is not None:
-            try:
-                code = takeover.takeover(path, run, sequence)
-            except OptionError as error:
-                _fail(f"{takeover.flag}: {error}", EXIT_USAGE)
-            raise typer.Exit(code)
+        if takeover is not None:  # the plugin whose source `path` is answers
+            raise typer.Exit(take_over(takeover, path, run, sequence, _usage_error))
         options = VerifyOptions(
             extras=plugin_extras(_usage_error),
             fork_run=run,

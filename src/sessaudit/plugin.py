@@ -110,14 +110,27 @@ class OptionError(Exception):
     """A plugin option's value is unusable (a file that cannot be read, not valid): a usage error, exit 2."""
 
 
+# what a takeover is handed: the named path, `--run`, `--sequence`, and the VerifyOptions extras of the
+# other plugin options given (each parsed by its plugins, e.g. an `--output FILE` its format declares)
+Takeover = Callable[[str, str | None, int | None, Mapping[str, Any]], int]
+
+
 @dataclass(frozen=True, slots=True)
 class PluginOption:
     """A command-line option a format declares, e.g. `--claims FILE` on `verify`.
 
     `parse(value)` turns the option's value (a path, or True for a flag) into VerifyOptions extras (a
-    mapping merged into them), or raises OptionError. A `takeover` flag instead hands the whole command
-    to `takeover(path, run, sequence)`, which prints the source system's own answer and returns the exit
-    status (e.g. `seed --native`); such an answer is exact bytes, so `--redact` refuses it."""
+    mapping merged into them; its keys are the plugin's own `extras`), or raises OptionError. A `takeover`
+    flag instead hands the whole command to `takeover(path, run, sequence, extras)`, which prints the
+    source system's own answer and returns the exit status (e.g. `seed --native`); such an answer is exact
+    bytes, so `--redact` refuses it.
+
+    Several formats may declare one flag (`--current`, `seed --native`): the command gets one option, and
+    the declarations must agree on `is_flag` and `metavar` (and on being a takeover on a command both
+    declare it for), else the later plugin is set aside as broken. A value goes to every declaring plugin's
+    `parse`; it is a usage error only when all of them refuse it (each one's reason is named, introduced by
+    `refusal`, e.g. "not a tool table of the format"). A takeover is answered by the declaring plugin whose
+    source the named path is (docs/architecture.md)."""
 
     flag: str  # "--claims"
     help: str
@@ -125,7 +138,10 @@ class PluginOption:
     is_flag: bool = False
     metavar: str = "FILE"
     parse: Callable[[Any], Mapping[str, Any]] | None = None
-    takeover: Callable[[str, str | None, int | None], int] | None = None
+    takeover: Takeover | None = None
+    # what its parse accepts, as said when every declaring plugin refuses a value ("not " + refusal); by
+    # default the plugin's title
+    refusal: str = ""
 
     @property
     def dest(self) -> str:

@@ -52,7 +52,8 @@ class Registry:
         return tuple(plugin.name for plugin in self.plugins)
 
     def options(self, command: str) -> list[tuple[FormatPlugin, PluginOption]]:
-        """The plugin options a sessaudit command takes, in plugin order."""
+        """The plugin options a sessaudit command takes, in plugin order (a flag several formats declare
+        once per format: `sessaudit.cli_plugins` makes them one option)."""
         return [
             (plugin, option)
             for plugin in self.plugins
@@ -215,10 +216,38 @@ def _problem(
     unknown = sorted(set(plugin.shared_rules) - core)
     if unknown:
         return f"shares rules the core does not have: {', '.join(unknown)}"
-    flags = {option.flag for other in accepted for option in other.options}
-    clash = sorted(option.flag for option in plugin.options if option.flag in flags)
-    if clash:
-        return f"declares options another format already has: {', '.join(clash)}"
+    taken_extras = sorted({name for other in accepted for name in other.extras} & set(plugin.extras))
+    if taken_extras:
+        return f"reads VerifyOptions extras another format already has: {', '.join(taken_extras)}"
+    flags = [option.flag for option in plugin.options]
+    twice = sorted({flag for flag in flags if flags.count(flag) > 1})
+    if twice:
+        return f"declares an option twice: {', '.join(twice)}"
+    for option in plugin.options:
+        for other in accepted:
+            for theirs in (item for item in other.options if item.flag == option.flag):
+                disagreement = _disagreement(option, theirs, other.name)
+                if disagreement is not None:
+                    return disagreement
+    return None
+
+
+def _disagreement(mine: PluginOption, theirs: PluginOption, other: str) -> str | None:
+    """Why a flag another format declares too cannot be one option for both, or None: several formats
+    may declare a flag (each parses the value) when the declarations agree on its shape."""
+
+    def shape(option: PluginOption) -> str:
+        return "as a flag" if option.is_flag else f"with a value {option.metavar}"
+
+    if shape(mine) != shape(theirs):
+        return f"declares {mine.flag} {shape(mine)}, but {other} declares it {shape(theirs)}"
+    both = [command for command in mine.commands if command in theirs.commands]
+    if both and (mine.takeover is None) != (theirs.takeover is None):
+
+        def role(option: PluginOption) -> str:
+            return "as a takeover" if option.takeover is not None else "as an option (not a takeover)"
+
+        return f"declares {mine.flag} on {both[0]} {role(mine)}, but {other} declares it {role(theirs)}"
     return None
 
 

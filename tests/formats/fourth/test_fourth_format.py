@@ -195,7 +195,13 @@ def test_the_entry_point_is_found_and_validated(tally_installed: Path) -> None:
     installed_now = plugins.registry()
     assert installed_now.get("tally") is PLUGIN
     assert installed_now.broken == ()
-    assert installed_now.names() == ("tiny-agent", "rivumi", "half-pi", "tally")  # by first rule code
+    assert installed_now.names() == (
+        "tiny-agent",
+        "rivumi",
+        "half-pi",
+        "claude-code",
+        "tally",
+    )  # by first rule code
 
 
 def test_a_walk_recognises_tally_beside_tiny_agent(tally_installed: Path, corpus: Path) -> None:
@@ -245,6 +251,7 @@ def test_formats_lists_tally_with_its_rule_range(tally_installed: Path) -> None:
         "tiny-agent",
         "rivumi",
         "half-pi",
+        "claude-code",
         "tally",
     ]
 

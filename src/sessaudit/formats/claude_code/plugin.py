@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from sessaudit.formats.claude_code.read.layout import (
@@ -15,7 +16,7 @@ from sessaudit.formats.claude_code.read.layout import (
     session_stem,
 )
 from sessaudit.formats.claude_code.spec.records import VERSIONS, known_type
-from sessaudit.plugin import FormatPlugin, SourceOutcome, VerifyOptions
+from sessaudit.plugin import FormatPlugin, OptionError, PluginOption, SourceOutcome, VerifyOptions
 from sessaudit.rulebase import Rule
 
 NAME: Final = "claude-code"
@@ -38,6 +39,16 @@ def first_line_announces(head: bytes) -> bool:
     return IDS.search(line) is not None
 
 
+def _current(value: Any) -> Mapping[str, Any]:
+    """`--current FILE` (shared with tiny-agent): a tool table overriding the replay policies of spec §10."""
+    from sessaudit.formats.claude_code.recover.current import EXTRA, ToolTableError, load_tool_override
+
+    try:
+        return {EXTRA: load_tool_override(Path(value))}
+    except ToolTableError as error:
+        raise OptionError(str(error)) from None
+
+
 class ClaudeCode(FormatPlugin):
     name = NAME
     title = "Claude Code"
@@ -49,6 +60,16 @@ class ClaudeCode(FormatPlugin):
     )
     shared_rules = ("SA301", "SA302", "SA303")
     reads = "path"
+    extras = ("claude_code_tools",)  # recover/current.py EXTRA
+    options = (
+        PluginOption(
+            "--current",
+            "Tool replay policies overriding its built-in table (one object, or a map by session id).",
+            ("verify", "seed"),
+            parse=_current,
+            refusal="a Claude Code tool table",
+        ),
+    )
 
     def rule_phrases(self) -> Mapping[str, str]:
         from sessaudit.formats.claude_code.rules import CORE_RULE_PHRASES

@@ -25,6 +25,7 @@ from sessaudit.formats.claude_code.check.shape import check_shape
 from sessaudit.formats.claude_code.read.elsewhere import Elsewhere
 from sessaudit.formats.claude_code.read.layout import AGENT_FILE, session_stem, subagent_files
 from sessaudit.formats.claude_code.read.lines import TooLarge, TranscriptFile, read_transcript
+from sessaudit.formats.claude_code.recover.current import tool_table
 from sessaudit.formats.claude_code.recover.turns import runs_of
 from sessaudit.formats.claude_code.usage import ledger
 from sessaudit.limits import Limits
@@ -71,8 +72,9 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
     links = check_links(files, session_id or "", elsewhere)
     findings += links.findings
     runs = []
+    tools = tool_table(options, session_id)  # `--current` for the tools it names, else spec/tools.py's
     for file in files:
-        file_runs, open_work = runs_of(file, links, session_id=session_id or "")
+        file_runs, open_work = runs_of(file, links, session_id=session_id or "", tools=tools)
         runs += file_runs
         findings += open_work
     findings = sorted((_in_session(item, session_id) for item in findings), key=Finding.sort_key)

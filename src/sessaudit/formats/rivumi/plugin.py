@@ -13,10 +13,10 @@ from sessaudit.rulebase import Rule
 NAME: Final = "rivumi"
 
 
-def _native_seed(path: str, run: str | None, sequence: int | None) -> int:
+def _native_seed(path: str, run: str | None, sequence: int | None, extras: Mapping[str, Any]) -> int:
     from sessaudit.formats.rivumi.seed.native_output import native_seed
 
-    return native_seed(path, run, sequence)
+    return native_seed(path, run, sequence)  # Rivumi's seed takes none of the other options (`extras`)
 
 
 class Rivumi(FormatPlugin):

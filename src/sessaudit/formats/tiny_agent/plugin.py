@@ -54,6 +54,7 @@ class TinyAgent(FormatPlugin):
             "The current agent configuration (one object, or a map by session id).",
             ("verify", "seed"),
             parse=_current,
+            refusal="a tiny-agent configuration",
         ),
     )
 

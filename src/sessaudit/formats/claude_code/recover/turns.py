@@ -4,7 +4,9 @@ A turn is open when a tool_use in it has no tool_result in its file (a crash or 
 §4.3) or when it is the file's last turn and ends waiting for the model (a prompt or a tool result with no
 response after it, or a response whose last line is a thinking block with `stop_reason` null, §5.3). An
 open turn gets a Recovery: `effect-unknown` for calls of world-changing tools, `effect-replayable` for
-read-only ones (spec/tools.py), `model-request-open` when no call is open. No seed is offered yet."""
+read-only ones (the session's ToolTable, spec/tools.py: the built-in table, or `--current` for the tools it
+names; the recovery's `assumes` says which decided), `model-request-open` when no call is open. No seed is
+offered yet."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from typing import Any, Final
 from sessaudit.formats.claude_code.check.links import Links, tool_results, tool_uses
 from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile
 from sessaudit.formats.claude_code.spec.records import INTERRUPT_PREFIX
-from sessaudit.formats.claude_code.spec.tools import replay_policy
+from sessaudit.formats.claude_code.spec.tools import BUILT_IN_TABLE, ToolTable
 from sessaudit.model import Condition, Finding, PendingEffect, Recovery, Run, RunState, order_conditions
 from sessaudit.rules import finding
 from sessaudit.times import iso_from_text
@@ -64,8 +66,11 @@ def turns_of(file: TranscriptFile) -> list[Turn]:
     return turns
 
 
-def runs_of(file: TranscriptFile, links: Links, *, session_id: str) -> tuple[list[Run], list[Finding]]:
-    """The file's turns as runs, and the open-work findings (SA301–SA303) of the open ones."""
+def runs_of(
+    file: TranscriptFile, links: Links, *, session_id: str, tools: ToolTable = BUILT_IN_TABLE
+) -> tuple[list[Run], list[Finding]]:
+    """The file's turns as runs, and the open-work findings (SA301–SA303) of the open ones, the open calls
+    judged by `tools`."""
     turns = turns_of(file)
     answered = links.answered.get(file.path, set())
     runs: list[Run] = []
@@ -75,8 +80,8 @@ def runs_of(file: TranscriptFile, links: Links, *, session_id: str) -> tuple[lis
         state, waiting = _state(turn, last=number == len(turns), pending=bool(pending))
         recovery = None
         if state == "open":
-            recovery = _recovery(pending, waiting)
-            found += _open_work(file, turn, recovery, pending, session_id)
+            recovery = _recovery(pending, waiting, tools)
+            found += _open_work(file, turn, recovery, pending, session_id, tools)
         stamps = [r.value.get("timestamp") for r in turn.records if isinstance(r.value.get("timestamp"), str)]
         runs.append(
             Run(
@@ -131,7 +136,7 @@ def _state(turn: Turn, *, last: bool, pending: bool) -> tuple[RunState, bool]:
     return ("open", True) if last else ("lost", False)
 
 
-def _recovery(pending: list[tuple[Record, Mapping[str, Any]]], waiting: bool) -> Recovery:
+def _recovery(pending: list[tuple[Record, Mapping[str, Any]]], waiting: bool, tools: ToolTable) -> Recovery:
     effects = [
         PendingEffect(
             tool_call_id=block["id"],
@@ -139,7 +144,7 @@ def _recovery(pending: list[tuple[Record, Mapping[str, Any]]], waiting: bool) ->
             arguments=block.get("input"),
             intent_id=record.uuid,
             result_slot=None,
-            replay_policy=replay_policy(str(block.get("name"))),
+            replay_policy=tools.policy(str(block.get("name"))),
         )
         for record, block in pending
     ]
@@ -153,6 +158,7 @@ def _recovery(pending: list[tuple[Record, Mapping[str, Any]]], waiting: bool) ->
         condition=ordered[0],
         conditions=ordered,
         seed_kind=None,
+        assumes=[tools.decided(effect.tool_name for effect in effects)] if effects else [],
         pending_effects=effects,
         warnings=[NO_SEED],
     )
@@ -164,6 +170,7 @@ def _open_work(
     recovery: Recovery,
     pending: list[tuple[Record, Mapping[str, Any]]],
     session_id: str,
+    tools: ToolTable,
 ) -> list[Finding]:
     last = turn.records[-1]
     run_id = turn.prompt.uuid or f"line {turn.prompt.line}"
@@ -180,9 +187,11 @@ def _open_work(
         )
     ]
     for record, block in pending:
-        policy = replay_policy(str(block.get("name")))
-        code = "SA303" if policy == "safe" else "SA302"
+        name = str(block.get("name"))
+        code = "SA303" if tools.policy(name) == "safe" else "SA302"
         outcome = "it is a read and safe to re-run" if code == "SA303" else "its outcome is unknown"
+        if name in tools.override:  # the user's word, not the table's
+            outcome = f"{outcome.replace('a read and ', '')} (--current {tools.source})"
         found.append(
             finding(
                 code,

@@ -1,9 +1,13 @@
 """Spec §10 as a table: whether re-running a tool call is safe (a read) or never (it may change the world).
 
-The `--current` override is the tiny-agent plugin's option; this format has none: the table decides."""
+The table decides unless `--current FILE` names the tool (recover/current.py: a Claude Code tool table,
+schemas/claude-code-current.v1.schema.json, for every session or per session id): then the file's policy
+wins for the tools it names. `ToolTable` is the two together, as one session's open calls are judged."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Final, Literal
 
 ReplayPolicy = Literal["safe", "never"]
@@ -63,6 +67,35 @@ def replay_policy(name: str) -> ReplayPolicy:
     if name.startswith("mcp__"):
         return "never"
     return REPLAY.get(name, "never")
+
+
+BUILT_IN: Final = "the built-in table (docs/formats/claude-code.md §10)"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTable:
+    """The replay policies one session's open calls are judged by: `override` (from the `--current` file
+    `source`) for the tools it names, the built-in table for the others."""
+
+    override: Mapping[str, ReplayPolicy] = field(default_factory=dict)
+    source: str | None = None
+
+    def policy(self, name: str) -> ReplayPolicy:
+        found = self.override.get(name)
+        return found if found is not None else replay_policy(name)
+
+    def decided(self, names: Iterable[str]) -> str:
+        """Which table decided these tools' policies, in words (a recovery's `assumes`)."""
+        named = sorted(set(names))
+        overridden = [name for name in named if name in self.override]
+        others = [name for name in named if name not in self.override]
+        if not overridden:
+            return f"tool replay policies: {BUILT_IN}"
+        said = f"tool replay policies: --current {self.source} for {', '.join(overridden)}"
+        return f"{said}; {BUILT_IN} for {', '.join(others)}" if others else said
+
+
+BUILT_IN_TABLE: Final = ToolTable()
 
 
 # the tools whose call spawns a sub-agent with a transcript of its own (spec §1.4): Task, Agent in 2.1.x

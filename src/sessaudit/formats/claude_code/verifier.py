@@ -3,8 +3,9 @@
 Read once, read-only (read/lines.py; every file gets a FileRead that the engine re-hashes), then: each
 record's shape (check/shape.py), the links between records (check/links.py; what the session's files leave
 unresolved is looked up in the project directory, read/elsewhere.py), and the turns with their open calls
-and recoveries (recover/turns.py). One Session per session file; a sub-agent file whose session file is
-gone is verified as a source of its own (its session is the parent's id it carries)."""
+and recoveries with their seeds (recover/turns.py, seed/; none when the history is corrupt). One Session
+per session file; a sub-agent file whose session file is gone is verified as a source of its own (its
+session is the parent's id it carries)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,19 @@ from sessaudit.formats.claude_code.read.elsewhere import Elsewhere
 from sessaudit.formats.claude_code.read.layout import AGENT_FILE, session_stem, subagent_files
 from sessaudit.formats.claude_code.read.lines import TranscriptFile, read_transcript
 from sessaudit.formats.claude_code.recover.turns import runs_of
-from sessaudit.model import Finding, Location, Session
-from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions
+from sessaudit.formats.claude_code.seed.seeding import Seeding
+from sessaudit.model import Finding, Location, SeedSource, Session
+from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
+from sessaudit.withheld import first_corrupting, withheld_reason
 
 FORMAT: Final = "claude-code"
 SEMVER: Final = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
+RESUME_REFUSES: Final = (
+    "Claude Code's resume skips a corrupt line or fails on it, and the API refuses a history whose calls and "
+    "results do not pair (spec §2, §8)"
+)
 
 
 def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAULT_OPTIONS) -> SourceOutcome:
@@ -53,9 +60,20 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
     elsewhere = Elsewhere(real_path, [file.real_path for file in files], limits.max_file_bytes)
     links = check_links(files, session_id or "", elsewhere)
     findings += links.findings
+    version = _newest_version(files)
+    source = SeedSource(
+        path=path, format=FORMAT, format_version=version, sha256=source_sha256([file.read for file in files])
+    )
+    first = first_corrupting(findings)  # the open-work findings to come never corrupt
+    seeding = Seeding(
+        source,
+        fork_run=options.fork_run,
+        fork_sequence=options.fork_sequence,
+        withheld=withheld_reason(first, native=RESUME_REFUSES) if first is not None else None,
+    )
     runs = []
     for file in files:
-        file_runs, open_work = runs_of(file, links, session_id=session_id or "")
+        file_runs, open_work = runs_of(file, links, session_id=session_id or "", seeding=seeding)
         runs += file_runs
         findings += open_work
     findings = sorted((_in_session(item, session_id) for item in findings), key=Finding.sort_key)
@@ -70,7 +88,7 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
     )
     return SourceOutcome(
         format=FORMAT,
-        format_version=_newest_version(files),
+        format_version=version,
         files=[file.read for file in files],
         sessions=[session],
         findings=findings,

@@ -5,8 +5,8 @@ hooks; recognising needs only spec/records.py and read/layout.py (a first line a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from typing import Final
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final, cast
 
 from sessaudit.formats.claude_code.read.layout import (
     companions,
@@ -15,7 +15,7 @@ from sessaudit.formats.claude_code.read.layout import (
     session_stem,
 )
 from sessaudit.formats.claude_code.spec.records import VERSIONS, known_type
-from sessaudit.plugin import FormatPlugin, SourceOutcome, VerifyOptions
+from sessaudit.plugin import FormatPlugin, OptionError, PluginOption, SourceOutcome, VerifyOptions
 from sessaudit.rulebase import Rule
 
 NAME: Final = "claude-code"
@@ -36,6 +36,42 @@ def first_line_announces(head: bytes) -> bool:
     if found.group(1) == b"summary":
         return LEAF.search(line) is not None
     return IDS.search(line) is not None
+
+
+OUTPUT: Final = "claude_code_output"
+
+
+def native_repair_takeover(
+    path: str, run: str | None, sequence: int | None, extras: Mapping[str, Any]
+) -> int:
+    """`seed --native --output FILE`: a repaired copy of the session file (native.py); the exit status."""
+    output = extras.get(OUTPUT)
+    if output is None:
+        raise OptionError(
+            "needs --output FILE (a new file for the repaired copy; the original is never written)"
+        )
+    from sessaudit.formats.claude_code.native import native_repair
+
+    return native_repair(path, run, sequence, str(output))
+
+
+OUTPUT_OPTION: Final = PluginOption(
+    "--output",
+    "With --native: the new file to write the repaired Claude Code transcript to (never an existing one).",
+    ("seed",),
+    parse=lambda value: {OUTPUT: value},
+)
+NATIVE_OPTION: Final = PluginOption(
+    "--native",
+    "Claude Code: write a copy of the session that `claude --resume` can continue (needs --output).",
+    ("seed",),
+    is_flag=True,
+    # the core's takeover is (path, run, sequence) until it hands over the other options' extras too
+    takeover=cast(Any, native_repair_takeover),
+)
+# Declared by the plugin once the core lets two plugins share `seed --native` (the registry sets aside a
+# plugin whose flag another already has, and Rivumi has --native): then `options = NATIVE_REPAIR_OPTIONS`.
+NATIVE_REPAIR_OPTIONS: Final = (OUTPUT_OPTION, NATIVE_OPTION)
 
 
 class ClaudeCode(FormatPlugin):

@@ -5,7 +5,8 @@ record on line `--sequence N` of the turn's file (1-based line numbers). `contex
 and assistant lines of the chain at the fork point (seed/chain.py), each as {uuid, type, role, content};
 `next_facts` the user lines Claude Code needs appended before it can send the history again: one per
 response with calls the chain leaves unanswered, each result an error saying the outcome is unknown and
-the tool was not run again (what `seed --native` writes, with `uuid` and `timestamp` left to assign).
+the tool was not run again, then Claude Code's interruption marker (what `seed --native` writes, with
+`uuid` and `timestamp` left to assign; the marker's `parentUuid` names the uuid the last result line gets).
 Claude Code has no seed of its own: `native` and `native_text` stay null."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Final
 
 from sessaudit.formats.claude_code.read.lines import Record
 from sessaudit.formats.claude_code.seed.chain import Chain, chain_at, dangling
-from sessaudit.formats.claude_code.seed.repair import repair_line
+from sessaudit.formats.claude_code.seed.repair import marker_line, repair_line
 from sessaudit.model import ForkPoint, Recovery, Seed, SeedContext, SeedSource
 
 UUID: Final = {"$assign": "uuid"}
@@ -69,7 +70,10 @@ def turn_seed(
 ) -> Seed:
     chain = chain_at(records, fork)
     seed_kind = recovery.offered_seed_kind()
-    next_facts = [repair_line(group, uuid=UUID, timestamp=TIMESTAMP) for group in dangling(chain)]
+    next_facts: list[Any] = [repair_line(group, uuid=UUID, timestamp=TIMESTAMP) for group in dangling(chain)]
+    if next_facts:
+        parent = {**UUID, "same_as": f"next_facts[{len(next_facts) - 1}].uuid"}
+        next_facts.append(marker_line(next_facts[-1], parent=parent, uuid=UUID, timestamp=TIMESTAMP))
     return Seed(
         seed_kind=seed_kind,
         source=source,

@@ -266,7 +266,12 @@ def test_a_prompt_without_answer_replays_the_model_request(tmp_path: Path) -> No
     (path,) = (file for file in b.finish().files if file.suffix == ".jsonl")
     seed = seed_of(audited(path.parent))
     assert (seed.condition, seed.seed_kind, seed.next_facts) == ("model-request-open", "replay", [])
-    assert seed.replay == {"kind": "model_request", "step_id": None, "attempt": None, "context_boundary": prompt}
+    assert seed.replay == {
+        "kind": "model_request",
+        "step_id": None,
+        "attempt": None,
+        "context_boundary": prompt,
+    }
     assert [m["uuid"] for m in seed.context.messages] == [prompt]
 
 
@@ -304,7 +309,13 @@ def test_a_corrupt_history_gets_no_seed(tmp_path: Path) -> None:
     assert source.verdict.value == "corrupt"
     (run,) = open_runs(report)
     assert run.recovery is not None
-    assert (run.recovery.seed, run.recovery.seed_kind, run.recovery.condition) == (None, None, "effect-unknown")
-    assert run.recovery.warnings[0].startswith("no recovery plan and no seed: the history is corrupt (first: SA711")
+    assert (run.recovery.seed, run.recovery.seed_kind, run.recovery.condition) == (
+        None,
+        None,
+        "effect-unknown",
+    )
+    assert run.recovery.warnings[0].startswith(
+        "no recovery plan and no seed: the history is corrupt (first: SA711"
+    )
     sa301 = next(item for item in report.findings if item.rule == "SA301")
     assert sa301.message.endswith("no seed (the history is corrupt)")

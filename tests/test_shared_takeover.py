@@ -73,7 +73,10 @@ def test_a_tally_file_goes_to_tallys_takeover_with_the_other_options(
         app, ["seed", str(path), "--native", "--run", "t/run", "--sequence", "1", "--output", str(out)]
     )
     assert (result.exit_code, result.stdout) == (0, "tally's own seed\n")
-    assert tally.calls == [(str(path), "t/run", 1, {"tally_output": str(out)})]
+    # --output is Claude Code's too: every declaring format parses it, each into its own key
+    assert tally.calls == [
+        (str(path), "t/run", 1, {"tally_output": str(out), "claude_code_output": str(out)})
+    ]
 
 
 def test_the_answering_plugins_refusal_is_a_usage_error(tally: NativeTally, tmp_path: Path) -> None:
@@ -121,7 +124,9 @@ def test_redact_still_refuses_a_takeover(tally: NativeTally, tmp_path: Path) -> 
 def test_one_option_and_both_helps_in_seed_help(tally: NativeTally) -> None:
     shown = runner.invoke(app, ["seed", "--help"], env={"COLUMNS": "250"})
     assert shown.exit_code == 0 and shown.output.count("--native") == 1
+    said = " ".join(shown.output.replace("│", " ").split())  # the help's box and wrapping left out
     assert (
         "Rivumi: print the source system's own seed, byte for byte (Rivumi: its --fork-from-event). "
+        "Claude Code: write a copy of the session that `claude --resume` can continue (needs --output). "
         "Tally: print tally's own seed."
-    ) in shown.output
+    ) in said

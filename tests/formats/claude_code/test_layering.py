@@ -24,7 +24,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "spec": frozenset(),
     "read": frozenset({"spec"}),
     "check": frozenset({"spec", "read"}),
-    "recover": frozenset({"spec", "read", "check"}),
+    "seed": frozenset({"spec", "read", "check"}),
+    "recover": frozenset({"spec", "read", "check", "seed"}),
     "usage": frozenset({"spec"}),
     "warehouse": frozenset({"spec", "usage"}),
 }

@@ -108,10 +108,10 @@ def test_each_scenario_verdict_and_open_calls(
         for session in source.sessions:
             for run in session.runs:
                 assert run.kind == "turn"
-                if run.recovery is not None:
-                    assert (
-                        run.state == "open" and run.recovery.seed is None and run.recovery.seed_kind is None
-                    )
+                if run.recovery is not None:  # a seed of the kind its condition gives (test_seeds.py)
+                    kind = "fork" if OPEN_CONDITION[name] == "effect-unknown" else "replay"
+                    assert run.state == "open" and run.recovery.seed is not None
+                    assert run.recovery.seed_kind == kind == run.recovery.seed.seed_kind
     if name in RUN_STATES:
         (source,) = sources.values()
         assert [run.state for run in source.sessions[0].runs] == RUN_STATES[name]

@@ -49,6 +49,40 @@ def _current(value: Any) -> Mapping[str, Any]:
         raise OptionError(str(error)) from None
 
 
+OUTPUT: Final = "claude_code_output"
+
+
+def native_repair_takeover(
+    path: str, run: str | None, sequence: int | None, extras: Mapping[str, Any]
+) -> int:
+    """`seed --native --output FILE`: a repaired copy of the session file (native.py); the exit status."""
+    output = extras.get(OUTPUT)
+    if output is None:
+        raise OptionError(
+            "needs --output FILE (a new file for the repaired copy; the original is never written)"
+        )
+    from sessaudit.formats.claude_code.native import native_repair
+
+    return native_repair(path, run, sequence, str(output))
+
+
+OUTPUT_OPTION: Final = PluginOption(
+    "--output",
+    "Claude Code's native repair: the new file it writes (never an existing one).",
+    ("seed",),
+    parse=lambda value: {OUTPUT: str(value)},
+)
+NATIVE_OPTION: Final = PluginOption(
+    "--native",
+    "Write a copy of the session that `claude --resume` can continue (needs --output).",
+    ("seed",),
+    is_flag=True,
+    takeover=native_repair_takeover,
+)
+# `seed --native` is Rivumi's flag too: the core hands it to the format whose source PATH is
+NATIVE_REPAIR_OPTIONS: Final = (OUTPUT_OPTION, NATIVE_OPTION)
+
+
 class ClaudeCode(FormatPlugin):
     name = NAME
     title = "Claude Code"
@@ -60,7 +94,7 @@ class ClaudeCode(FormatPlugin):
     )
     shared_rules = ("SA301", "SA302", "SA303")
     reads = "path"
-    extras = ("claude_code_tools",)  # recover/current.py EXTRA
+    extras = ("claude_code_tools", OUTPUT)  # recover/current.py EXTRA; seed --output
     options = (
         PluginOption(
             "--current",
@@ -69,6 +103,7 @@ class ClaudeCode(FormatPlugin):
             parse=_current,
             refusal="a Claude Code tool table",
         ),
+        *NATIVE_REPAIR_OPTIONS,
     )
 
     def rule_phrases(self) -> Mapping[str, str]:

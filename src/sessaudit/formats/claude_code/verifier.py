@@ -3,11 +3,11 @@
 Read once, read-only (read/lines.py; every file gets a FileRead that the engine re-hashes), then: each
 record's shape (check/shape.py), the links between records (check/links.py; what the session's files leave
 unresolved is looked up in the project directory, read/elsewhere.py), and the turns with their open calls
-and recoveries (recover/turns.py), and the session's usage from its exact ledger (usage/ledger.py: one
-response counted once, where it was made; records copied from the sessions it was resumed from are
-recognised and left out, those files named in the source's `native["resumed_from"]` for the warehouse).
-One Session per session file; a sub-agent file whose session file is gone is verified as a source of its
-own (its session is the parent's id it carries)."""
+and recoveries with their seeds (recover/turns.py, seed/; none when the history is corrupt), and the
+session's usage from its exact ledger (usage/ledger.py: one response counted once, where it was made;
+records copied from the sessions it was resumed from are recognised and left out, those files named in the
+source's `native["resumed_from"]` for the warehouse). One Session per session file; a sub-agent file whose
+session file is gone is verified as a source of its own (its session is the parent's id it carries)."""
 
 from __future__ import annotations
 
@@ -27,16 +27,22 @@ from sessaudit.formats.claude_code.read.layout import AGENT_FILE, session_stem, 
 from sessaudit.formats.claude_code.read.lines import TooLarge, TranscriptFile, read_transcript
 from sessaudit.formats.claude_code.recover.current import tool_table
 from sessaudit.formats.claude_code.recover.turns import runs_of
+from sessaudit.formats.claude_code.seed.seeding import Seeding
 from sessaudit.formats.claude_code.usage import ledger
 from sessaudit.limits import Limits
-from sessaudit.model import Finding, Location, Session, Usage
-from sessaudit.plugin import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions
+from sessaudit.model import Finding, Location, SeedSource, Session, Usage
+from sessaudit.plugin import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions, source_sha256
 from sessaudit.rules import finding, verdict_of
 from sessaudit.verdicts import Verdict, worst
+from sessaudit.withheld import first_corrupting, withheld_reason
 
 FORMAT: Final = "claude-code"
 META_BYTES: Final = 1024 * 1024  # a meta sidecar holds a few ids
 SEMVER: Final = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
+RESUME_REFUSES: Final = (
+    "Claude Code's resume skips a corrupt line or fails on it, and the API refuses a history whose calls and "
+    "results do not pair (spec §2, §8)"
+)
 
 
 def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAULT_OPTIONS) -> SourceOutcome:
@@ -71,10 +77,24 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
     elsewhere = Elsewhere(real_path, [file.real_path for file in files], limits.max_file_bytes)
     links = check_links(files, session_id or "", elsewhere)
     findings += links.findings
+    version = _newest_version(files)
+    source = SeedSource(
+        path=path,
+        format=FORMAT,
+        format_version=version,
+        sha256=source_sha256([file.read for file in files] + meta_reads),
+    )
+    first = first_corrupting(findings)  # the open-work findings to come never corrupt
+    seeding = Seeding(
+        source,
+        fork_run=options.fork_run,
+        fork_sequence=options.fork_sequence,
+        withheld=withheld_reason(first, native=RESUME_REFUSES) if first is not None else None,
+    )
     runs = []
     tools = tool_table(options, session_id)  # `--current` for the tools it names, else spec/tools.py's
     for file in files:
-        file_runs, open_work = runs_of(file, links, session_id=session_id or "", tools=tools)
+        file_runs, open_work = runs_of(file, links, session_id=session_id or "", tools=tools, seeding=seeding)
         runs += file_runs
         findings += open_work
     findings = sorted((_in_session(item, session_id) for item in findings), key=Finding.sort_key)
@@ -110,7 +130,7 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
         ]
     return SourceOutcome(
         format=FORMAT,
-        format_version=_newest_version(files),
+        format_version=version,
         files=[file.read for file in files] + meta_reads,
         sessions=[session],
         findings=findings,

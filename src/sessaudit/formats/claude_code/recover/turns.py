@@ -5,27 +5,32 @@ A turn is open when a tool_use in it has no tool_result in its file (a crash or 
 response after it, or a response whose last line is a thinking block with `stop_reason` null, §5.3). An
 open turn gets a Recovery: `effect-unknown` for calls of world-changing tools, `effect-replayable` for
 read-only ones (the session's ToolTable, spec/tools.py: the built-in table, or `--current` for the tools it
-names; the recovery's `assumes` says which decided), `model-request-open` when no call is open. No seed is
-offered yet."""
+names; the recovery's `assumes` says which decided), `model-request-open` when no call is open. Its seed
+(seed/seeding.py) forks at the turn's last record; a corrupt history gets none."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
 from sessaudit.formats.claude_code.check.links import Links, tool_results, tool_uses
 from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile
+from sessaudit.formats.claude_code.seed.seeding import Seeding, seeded
 from sessaudit.formats.claude_code.spec.records import INTERRUPT_PREFIX
 from sessaudit.formats.claude_code.spec.tools import BUILT_IN_TABLE, ToolTable
-from sessaudit.model import Condition, Finding, PendingEffect, Recovery, Run, RunState, order_conditions
+from sessaudit.model import (
+    SEED_KIND,
+    Condition,
+    Finding,
+    PendingEffect,
+    Recovery,
+    Run,
+    RunState,
+    order_conditions,
+)
 from sessaudit.rules import finding
 from sessaudit.times import iso_from_text
-
-NO_SEED: Final = (
-    "no seed: the claude-code plugin offers none yet; continue with Claude Code's own `--resume` after "
-    "answering the open calls (spec §8)"
-)
 
 
 @dataclass(slots=True)
@@ -67,10 +72,15 @@ def turns_of(file: TranscriptFile) -> list[Turn]:
 
 
 def runs_of(
-    file: TranscriptFile, links: Links, *, session_id: str, tools: ToolTable = BUILT_IN_TABLE
+    file: TranscriptFile,
+    links: Links,
+    *,
+    session_id: str,
+    tools: ToolTable = BUILT_IN_TABLE,
+    seeding: Seeding | None = None,
 ) -> tuple[list[Run], list[Finding]]:
     """The file's turns as runs, and the open-work findings (SA301–SA303) of the open ones, the open calls
-    judged by `tools`."""
+    judged by `tools`; with `seeding`, each open turn's recovery carries its seed (or is withheld)."""
     turns = turns_of(file)
     answered = links.answered.get(file.path, set())
     runs: list[Run] = []
@@ -79,13 +89,16 @@ def runs_of(
         pending = _pending(turn, answered)
         state, waiting = _state(turn, last=number == len(turns), pending=bool(pending))
         recovery = None
+        run_id = turn.prompt.uuid or f"{file.path}:{turn.prompt.line}"
         if state == "open":
             recovery = _recovery(pending, waiting, tools)
+            if seeding is not None:
+                recovery = seeded(recovery, file.records, turn.records, run_id, session_id, seeding)
             found += _open_work(file, turn, recovery, pending, session_id, tools)
         stamps = [r.value.get("timestamp") for r in turn.records if isinstance(r.value.get("timestamp"), str)]
         runs.append(
             Run(
-                run_id=turn.prompt.uuid or f"{file.path}:{turn.prompt.line}",
+                run_id=run_id,
                 kind="turn",
                 state=state,
                 recovery=recovery,
@@ -157,10 +170,9 @@ def _recovery(pending: list[tuple[Record, Mapping[str, Any]]], waiting: bool, to
     return Recovery(
         condition=ordered[0],
         conditions=ordered,
-        seed_kind=None,
+        seed_kind=SEED_KIND[ordered[0]],
         assumes=[tools.decided(effect.tool_name for effect in effects)] if effects else [],
         pending_effects=effects,
-        warnings=[NO_SEED],
     )
 
 
@@ -178,7 +190,7 @@ def _open_work(
         finding(
             "SA301",
             f"turn {run_id} (prompt on line {turn.prompt.line}) was left open: its last record is line "
-            f"{last.line} ({last.kind}); condition {recovery.condition}, no seed",
+            f"{last.line} ({last.kind}); condition {recovery.condition}, {_seed_words(recovery)}",
             path=file.path,
             session_id=session_id,
             line=last.line,
@@ -205,3 +217,11 @@ def _open_work(
             )
         )
     return found
+
+
+def _seed_words(recovery: Recovery) -> str:
+    if recovery.seed is not None:
+        return f"a {recovery.seed.seed_kind} seed (`sessaudit seed`)"
+    if recovery.seed_kind is None:
+        return "no seed (the history is corrupt)"
+    return f"no {recovery.seed_kind} seed at the chosen fork point"

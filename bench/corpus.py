@@ -850,22 +850,78 @@ def load_manifest(out: Path) -> dict[str, object]:
 
 def disagreements(out: Path, report: dict[str, object]) -> list[str]:
     """Where a `sessaudit verify --format json` report on the corpus in `out` contradicts its manifest:
-    every source must be reported once, with the verdict its manifest entry says (none: the corpus is what
-    corpus.json claims, so a benchmark on it measured the work it claims)."""
+    every source must be reported once, with the verdict its manifest entry says, and, where the entry
+    lists its files (Claude Code), with those transcript files (the session's and its sub-agents') and no
+    other (none: the corpus is what corpus.json claims, so a benchmark on it measured the work it claims)."""
     sources = load_manifest(out)["sources"]
     reported = report.get("sources")
     assert isinstance(sources, list) and isinstance(reported, list)
     verdicts: dict[Path, list[str]] = {}
+    files: dict[Path, list[Path]] = {}
     for item in reported:
-        verdicts.setdefault(Path(item["path"]).resolve(), []).append(str(item["verdict"]))
+        path = Path(item["path"]).resolve()
+        verdicts.setdefault(path, []).append(str(item["verdict"]))
+        files[path] = sorted(Path(entry["path"]).resolve() for entry in item.get("files", []))
     found = []
     for source in sources:
         expected = source.get("verdict", EXPECTED_VERDICT[source["ending"]])
-        got = verdicts.pop((out / source["path"]).resolve(), [])
+        path = (out / source["path"]).resolve()
+        got = verdicts.pop(path, [])
         if got != [expected]:
             said = ", ".join(got) or "not reported"
             found.append(f"{source['path']}: verdict {said}, manifest: {expected}")
+        if "files" in source and got:
+            listed = sorted(
+                (out / entry["path"]).resolve()
+                for entry in source["files"]
+                if entry["path"].endswith(".jsonl")
+            )
+            if files.get(path) != listed:
+                found.append(
+                    f"{source['path']}: reported with {len(files.get(path, []))} transcript file(s), "
+                    f"manifest: {len(listed)}"
+                )
     found += [f"{path}: reported, not in the manifest" for path in sorted(verdicts)]
+    return found
+
+
+def manifest_errors(out: Path, tolerance: float = 0.05) -> list[str]:
+    """Where the files on disk contradict a manifest that lists each source's files (Claude Code): a
+    listed file missing or of another size, a file in the corpus that no source lists, the counts and
+    totals, and a total more than `tolerance` away from the size asked for. Empty for other manifests."""
+    manifest = load_manifest(out)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    if not any("files" in source for source in sources):
+        return []
+    found: list[str] = []
+    listed: dict[str, int] = {}
+    for source in sources:
+        entries = source.get("files", [])
+        if sum(entry["bytes"] for entry in entries) != source["bytes"]:
+            found.append(f"{source['path']}: its files do not add up to its {source['bytes']} bytes")
+        listed.update((entry["path"], entry["bytes"]) for entry in entries)
+    on_disk = {
+        path.relative_to(out).as_posix(): path.stat().st_size
+        for path in out.rglob("*")
+        if path.is_file() and path.name != MANIFEST
+    }
+    for path, size in sorted(listed.items()):
+        if path not in on_disk:
+            found.append(f"{path}: listed, not on disk")
+        elif on_disk[path] != size:
+            found.append(f"{path}: {on_disk[path]} bytes on disk, manifest: {size}")
+    found += [f"{path}: on disk, not in the manifest" for path in sorted(set(on_disk) - set(listed))]
+    total = manifest["total_bytes"]
+    assert isinstance(total, int)
+    if total != sum(on_disk.values()):
+        found.append(f"total_bytes {total}, on disk: {sum(on_disk.values())}")
+    if manifest.get("files") != len(listed) or manifest.get("sessions") != len(sources):
+        found.append(f"counts: {manifest.get('sessions')} sessions, {manifest.get('files')} files")
+    size = manifest["size"]
+    assert isinstance(size, int)
+    if abs(total - size) > tolerance * size:
+        found.append(f"total_bytes {total} is more than {tolerance:.0%} away from the size asked, {size}")
     return found
 
 

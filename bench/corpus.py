@@ -53,7 +53,7 @@ from typing import Final
 from sessaudit.formats.claude_code.build.ids import DEFAULT_START as CLAUDE_CODE_START
 from sessaudit.formats.claude_code.build.lines import dump_line
 from sessaudit.formats.claude_code.build.parts import Call as ClaudeCall
-from sessaudit.formats.claude_code.build.parts import Text, Thinking, ToolUse, Usage
+from sessaudit.formats.claude_code.build.parts import Streaming, Text, Thinking, ToolUse, Usage
 from sessaudit.formats.claude_code.build.transcript import TranscriptBuilder
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
@@ -591,7 +591,7 @@ class ClaudeCodeWriter:
             length = generator.randrange(40, 2_000) if final else generator.randrange(20, 400)
             blocks.append(Text(pool.take(generator, length).strip() or "Done."))
         blocks.extend(calls)
-        streaming = "identical" if generator.random() < 0.1 else "growing"
+        streaming: Streaming = "identical" if generator.random() < 0.1 else "growing"
         return builder.assistant(blocks, usage=self.usage(), streaming=streaming).calls
 
     def agent(self, builder: TranscriptBuilder, task: ClaudeCall) -> None:
@@ -918,10 +918,10 @@ def manifest_errors(out: Path, tolerance: float = 0.05) -> list[str]:
         found.append(f"total_bytes {total}, on disk: {sum(on_disk.values())}")
     if manifest.get("files") != len(listed) or manifest.get("sessions") != len(sources):
         found.append(f"counts: {manifest.get('sessions')} sessions, {manifest.get('files')} files")
-    size = manifest["size"]
-    assert isinstance(size, int)
-    if abs(total - size) > tolerance * size:
-        found.append(f"total_bytes {total} is more than {tolerance:.0%} away from the size asked, {size}")
+    asked = manifest["size"]
+    assert isinstance(asked, int)
+    if abs(total - asked) > tolerance * asked:
+        found.append(f"total_bytes {total} is more than {tolerance:.0%} away from the size asked, {asked}")
     return found
 
 

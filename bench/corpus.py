@@ -14,10 +14,20 @@ stays bounded: the tiny-agent builder writes each line as it is made and remembe
   would make a 1 GB session quadratic).
 - `rivumi`: a run root `DIR/runs/` of run directories (~64 KB each unless `--sessions` says how many).
 - `half-pi`: `--sessions` stores (default 1) `DIR/store-<i>/db/half-pi.db`, sized by the messages written.
+- `claude-code`: a Claude Code config root `DIR/projects/<project-dir>/` (20 families of sessions per
+  project directory) written by the project's `TranscriptBuilder`: `--sessions` families (default one per
+  ~500 KB; sizes spread log-normally), each a session of turns with streamed multi-block responses (one line
+  per thinking, text and tool_use block, usage growing line by line), tool calls and results, now and then
+  a Task call whose sub-agent works in its own file (`<session>/subagents/agent-*.jsonl` with its
+  `.meta.json` for 2.1.79 sessions, `agent-<8hex>.jsonl` beside it for 2.0.55 ones, a fifth of the
+  families), an interrupted tool call, an API error line, a `/compact` past 1 MB; about one family in seven
+  is resumed (`--resume`: a second session file replaying the first). A source is a session file (its
+  sub-agent files with it, as `sessaudit verify` reports them); corpus.json lists each one's files.
 
 Every `--crash-every`-th source (default 50; 0: none) ends in a crash, cycling through the format's
 endings (tiny-agent: torn tail, open tool call, open model request; Rivumi: tool started, manifest one
-ahead, model requested; Half-Pi: an unanswered request). `DIR/corpus.json` lists each source with its
+ahead, model requested; Half-Pi: an unanswered request; Claude Code, in the family's last session: a
+dangling Bash call, a torn tool result line, a torn prompt line). `DIR/corpus.json` lists each source with its
 bytes and its ending, so a check can expect verdict `clean` exactly where no crash was put. The same
 arguments give byte-identical files, whatever `--workers`.
 """
@@ -40,6 +50,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
+from sessaudit.formats.claude_code.build.ids import DEFAULT_START as CLAUDE_CODE_START
+from sessaudit.formats.claude_code.build.lines import dump_line
+from sessaudit.formats.claude_code.build.parts import Call as ClaudeCall
+from sessaudit.formats.claude_code.build.parts import Streaming, Text, Thinking, ToolUse, Usage
+from sessaudit.formats.claude_code.build.transcript import TranscriptBuilder
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.build.parts import Crash, CrashMode, Killed
@@ -50,12 +65,13 @@ from sessaudit.formats.tiny_agent.build.machinery import session_file_name
 from sessaudit.formats.tiny_agent.build.session import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 
 # "tiny-agent-dense": tiny-agent sessions with short contents (the most state per byte)
-FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi")
+FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi", "claude-code")
 ENDINGS: Final = {
     "tiny-agent": ("torn-tail", "open-tool", "open-model"),
     "tiny-agent-dense": ("torn-tail", "open-tool", "open-model"),
     "rivumi": ("tool-started", "manifest-ahead", "model-requested"),
     "half-pi": ("unanswered-request",),
+    "claude-code": ("dangling-tool", "torn-result", "torn-prompt"),
 }
 # the verdict `sessaudit verify` must give a source with each ending (corpus.json says it per source)
 EXPECTED_VERDICT: Final = {
@@ -67,10 +83,15 @@ EXPECTED_VERDICT: Final = {
     "manifest-ahead": "needs-recovery",
     "model-requested": "needs-recovery",
     "unanswered-request": "needs-recovery",
+    "dangling-tool": "needs-recovery",  # a Bash tool_use with no result: its effect is unknown
+    "torn-result": "needs-recovery",  # the result line is cut: its call has no result either
+    "torn-prompt": "repairable",  # only a typed prompt is cut, after a finished turn: nothing open
 }
 MANIFEST: Final = "corpus.json"
 KIB: Final = 1024
 RIVUMI_RUN_BYTES: Final = 64 * KIB
+CLAUDE_CODE_FAMILY_BYTES: Final = 500 * 10**3  # a family's average size: its default number
+CLAUDE_CODE_FAMILIES_PER_PROJECT: Final = 20
 FIRST_COMPACTION: Final = 256 * KIB
 POOL_CHARS: Final = 1 << 20
 _UNITS: Final = {
@@ -175,6 +196,8 @@ class Source:
     path: str  # relative to the corpus folder
     bytes: int
     ending: str  # "clean" or one of ENDINGS[format]
+    files: list[tuple[str, int]] = field(default_factory=list)  # Claude Code: every file, its bytes
+    extra: dict[str, object] = field(default_factory=dict)  # Claude Code: resumed_from, subagents
 
 
 @dataclass
@@ -190,17 +213,26 @@ class Corpus:
         return sum(source.bytes for source in self.sources)
 
     def manifest(self) -> dict[str, object]:
+        counts: dict[str, object] = {}
+        if any(source.files for source in self.sources):  # Claude Code: sessions and files counted
+            counts = {
+                "sessions": len(self.sources),
+                "files": sum(len(source.files) for source in self.sources),
+            }
         return {
             "format": self.format,
             "seed": self.seed,
             "size": self.size,
             "total_bytes": self.total_bytes,
+            **counts,
             "sources": [
                 {
                     "path": source.path,
                     "bytes": source.bytes,
                     "ending": source.ending,
                     "verdict": EXPECTED_VERDICT[source.ending],
+                    **({"files": [{"path": p, "bytes": b} for p, b in source.files]} if source.files else {}),
+                    **source.extra,
                 }
                 for source in self.sources
             ],
@@ -481,6 +513,223 @@ def half_pi_source(folder: Path, seed: int, index: int, target: int, pool: TextP
     return path
 
 
+# --- Claude Code -----------------------------------------------------------------------------------------
+_CLAUDE_CODE_OLD: Final = ("2.0.55", "claude-sonnet-4-5-20250929")  # sub-agents beside the session
+_CLAUDE_CODE_AGENT_MODEL: Final = "claude-haiku-4-5-20251001"
+_CLAUDE_CODE_TOOLS: Final = ("Read", "Read", "Grep", "Glob", "Edit", "Bash", "Bash", "Write")
+
+
+class ClaudeCodeWriter:
+    """Drives one family's `TranscriptBuilder`s (a session, its sub-agents, the session resumed from it)
+    until the family holds about `target` bytes, then its ending. The builder keeps the family in memory
+    until `finish()`; the bytes are counted as they are made (each new line serialised once)."""
+
+    def __init__(
+        self, builder: TranscriptBuilder, generator: random.Random, pool: TextPool, target: int, old: bool
+    ) -> None:
+        self.builder, self.random, self.pool, self.target, self.old = builder, generator, pool, target, old
+        self.cap = max(256, target // 8)  # a small family is not one giant tool result
+        self.counted: dict[str, int] = {}
+        self.bytes = 0
+        self.context = generator.randrange(8_000, 20_000)  # cached prompt tokens (system, tools)
+        self.next_compaction = 10**6
+
+    def written(self) -> int:
+        for key, state in self.builder.family.files.items():
+            done = self.counted.get(key, 0)
+            self.bytes += sum(len(dump_line(line.data)) for line in state.lines[done:])
+            self.counted[key] = len(state.lines)
+        return self.bytes
+
+    def usage(self, output: tuple[int, int] = (20, 1_500)) -> Usage:
+        generator = self.random
+        written = generator.randrange(40, 4_000)
+        usage = Usage(
+            generator.randrange(1, 9),
+            generator.randrange(*output),
+            cache_5m=written if generator.random() < 0.9 else 0,
+            cache_1h=0 if generator.random() < 0.9 else written,
+            cache_read=self.context,
+        )
+        self.context += written
+        return usage
+
+    def tool(self, cwd: str, index: int) -> ToolUse:
+        generator, pool = self.random, self.pool
+        name = generator.choice(_CLAUDE_CODE_TOOLS)
+        path = f"{cwd}/src/{generator.choice(WORDS[:40])}/{generator.choice(WORDS[:40])}_{index}.py"
+        if name == "Read":
+            return ToolUse(name, {"file_path": path})
+        if name == "Grep":
+            return ToolUse(name, {"pattern": generator.choice(WORDS[:60]), "output_mode": "content"})
+        if name == "Glob":
+            return ToolUse(name, {"pattern": f"src/**/*{generator.choice(WORDS[:40])}*.py"})
+        if name == "Edit":
+            old, new = pool.take(generator, 80), pool.take(generator, 120)
+            return ToolUse(name, {"file_path": path, "old_string": old, "new_string": new})
+        if name == "Write":
+            return ToolUse(name, {"file_path": path, "content": pool.take(generator, 1_500)})
+        command = f"python -m pytest -q tests/test_{generator.choice(WORDS[:40])}.py"
+        return ToolUse(name, {"command": command, "description": "Run the tests"})
+
+    def answer(self, builder: TranscriptBuilder, call: ClaudeCall) -> None:
+        generator = self.random
+        # near the target the results shrink, so that the last turn lands close to it
+        cap = max(256, min(self.cap, (self.target - self.written()) // 10))
+        content = self.pool.take(generator, _result_length(generator, cap))
+        builder.tool_result(call, content, is_error=generator.random() < 0.08)
+
+    def respond(
+        self, builder: TranscriptBuilder, calls: list[ToolUse], final: bool = False
+    ) -> tuple[ClaudeCall, ...]:
+        """One streamed response: maybe thinking, maybe text, then the calls; the calls as written."""
+        generator, pool = self.random, self.pool
+        blocks: list[Thinking | Text | ToolUse] = []
+        if generator.random() < 0.5:
+            blocks.append(Thinking(pool.take(generator, generator.randrange(40, 1_500))))
+        if final or not calls or generator.random() < 0.7:
+            length = generator.randrange(40, 2_000) if final else generator.randrange(20, 400)
+            blocks.append(Text(pool.take(generator, length).strip() or "Done."))
+        blocks.extend(calls)
+        streaming: Streaming = "identical" if generator.random() < 0.1 else "growing"
+        return builder.assistant(blocks, usage=self.usage(), streaming=streaming).calls
+
+    def agent(self, builder: TranscriptBuilder, task: ClaudeCall) -> None:
+        """The sub-agent `task` spawns: its own file, a few tool steps, an answer; then the Task result."""
+        generator = self.random
+        agent = builder.subagent(
+            task, layout="beside" if self.old else "folder", model=_CLAUDE_CODE_AGENT_MODEL
+        )
+        agent.user(str(task.input["prompt"]))
+        for _ in range(generator.randrange(1, 5)):
+            response = agent.assistant(
+                [
+                    self.tool(builder.cwd, generator.randrange(100))
+                    for _ in range(generator.choice((1, 1, 2)))
+                ],
+                usage=self.usage((20, 300)),
+            )
+            for call in response.calls:
+                self.answer(agent, call)
+        text = self.pool.take(generator, generator.randrange(100, 1_500)).strip() or "Nothing found."
+        agent.assistant([Text(text)], usage=self.usage())
+        builder.agent_result(task, agent, text)
+
+    def turn(self, builder: TranscriptBuilder) -> None:
+        """A prompt and the model's work on it: 1-6 responses with calls, then the answer."""
+        generator, pool = self.random, self.pool
+        builder.user(generator.choice(QUESTIONS) + "\n" + pool.take(generator, generator.randrange(20, 600)))
+        if generator.random() < 0.01:  # an overloaded API: Claude Code's own error line, then a retry
+            error = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error"}}'
+            builder.synthetic(error, error="server_error")
+            builder.user("Try again.")
+        for _ in range(generator.choice((1, 2, 2, 3, 3, 4, 5, 6))):
+            count = generator.choice((1, 1, 1, 2, 2, 3))
+            calls = [self.tool(builder.cwd, index) for index in range(count)]
+            if builder.agent_id is None and generator.random() < 0.05:
+                prompt = generator.choice(QUESTIONS) + " Survey the code and report."
+                description = "Survey the code"
+                calls = [ToolUse("Task", {"description": description, "prompt": prompt,
+                                          "subagent_type": "general-purpose"})]  # fmt: skip
+            made = self.respond(builder, calls)
+            if len(made) == 1 and made[0].name == "Bash" and generator.random() < 0.02:
+                builder.interrupt(made[0])  # Esc while it ran: the turn ends there
+                return
+            for call in made:
+                if call.name == "Task":
+                    self.agent(builder, call)
+                else:
+                    self.answer(builder, call)
+        self.respond(builder, [], final=True)
+
+    def write(self, ending: str, resumed: bool) -> TranscriptBuilder:
+        """The family: turns until about `target` bytes, one resume at a third of the way when `resumed`,
+        then the ending. The family's last session builder. Tool results shrink near the target, so each
+        turn is smaller than the one before; it stops a quarter of the last turn short of the target (found
+        by measuring: a half fell 3% short over a 100 MB corpus, none passed it by 4%)."""
+        builder = self.builder
+        while True:
+            before = self.written()
+            self.turn(builder)
+            written = self.written()
+            if written + (written - before) / 4 >= self.target:
+                break
+            if resumed and builder.file.kind == "session" and written >= self.target / 3:
+                builder, resumed = builder.resume(), False
+                written = self.written()  # the copy of the first session
+            if written >= self.next_compaction:
+                summary = self.pool.take(self.random, self.random.randrange(500, 4_000))
+                builder.compact(summary, trigger="auto", pre_tokens=self.context)
+                self.context = self.random.randrange(8_000, 20_000)
+                self.next_compaction = written * 3 // 2
+        self.crash(builder, ending)
+        return builder
+
+    def crash(self, builder: TranscriptBuilder, ending: str) -> None:
+        generator = self.random
+        if ending == "clean":
+            return
+        if ending == "torn-prompt":  # killed while writing the next prompt's line
+            builder.user(generator.choice(QUESTIONS) + "\n" + self.pool.take(generator, 400))
+            builder.crash(torn=True)
+            return
+        builder.user(generator.choice(QUESTIONS))
+        deploy = ToolUse("Bash", {"command": "./deploy.sh --prod", "description": "Deploy"})
+        (call,) = self.respond(builder, [deploy])
+        if ending == "dangling-tool":  # killed while the Bash call ran
+            builder.crash()
+            return
+        builder.tool_result(call, self.pool.take(generator, generator.randrange(200, 2_000)))
+        builder.crash(torn=True)  # killed while writing its result
+
+
+def claude_code_family(
+    out: Path, seed: int, index: int, target: int, pool: TextPool, ending: str, projects: int
+) -> list[Source]:
+    """One family of sessions in project directory `index % projects`; its sources (session files)."""
+    family_seed = seed * 1_000_003 + index
+    generator = random.Random(family_seed ^ 0xC1A0DE)
+    old = generator.random() < 0.2
+    version, model = _CLAUDE_CODE_OLD if old else ("2.1.79", "claude-opus-4-6")
+    project = index % projects
+    builder = TranscriptBuilder(
+        out,
+        f"/home/dev/shop-{project:03d}",
+        seed=family_seed,
+        version=version,
+        model=model,
+        start=CLAUDE_CODE_START + timedelta(hours=5 * index),
+    )
+    resumed = generator.random() < 0.15
+    last = ClaudeCodeWriter(builder, generator, pool, target, old).write(ending, resumed)
+    built = builder.finish()
+    sources: list[Source] = []
+    states = builder.family.files
+    sessions = [state for state in states.values() if state.kind == "session"]
+    for number, session in enumerate(sessions):
+        own = [session.key] + [
+            key
+            for state in states.values()
+            if state.kind == "subagent" and state.session_id == session.session_id
+            for key in (state.key, *(() if state.sidecar is None else (state.sidecar[0],)))
+        ]
+        files = [(f"projects/{key}", (out / "projects" / key).stat().st_size) for key in own]
+        extra: dict[str, object] = {"subagents": sum(key.endswith(".jsonl") for key in own[1:])}
+        if number > 0:
+            extra["resumed_from"] = f"projects/{sessions[number - 1].key}"
+        sources.append(
+            Source(
+                files[0][0],
+                sum(size for _, size in files),
+                ending if session is last.file else "clean",
+                files,
+                extra,
+            )
+        )
+    assert sum(len(source.files) for source in sources) == len(built.files)
+    return sources
+
+
 WRITERS: Final[dict[str, Callable[[Path, int, int, int, TextPool, str], Path]]] = {
     "tiny-agent": tiny_agent_source,
     "tiny-agent-dense": dense_tiny_agent_source,
@@ -490,7 +739,12 @@ WRITERS: Final[dict[str, Callable[[Path, int, int, int, TextPool, str], Path]]] 
 
 
 def source_folder(out: Path, format_name: str) -> Path:
-    folders = {"tiny-agent": ".tiny-agent/sessions", "rivumi": "runs", "half-pi": "."}
+    folders = {
+        "tiny-agent": ".tiny-agent/sessions",
+        "rivumi": "runs",
+        "half-pi": ".",
+        "claude-code": "projects",
+    }
     return out / folders[format_name.removesuffix("-dense")]
 
 
@@ -507,12 +761,30 @@ def _bytes(path: Path) -> int:
 _POOLS: dict[int, TextPool] = {}
 
 
-def _write_source(job: tuple[str, Path, int, int, int, str]) -> tuple[Path, str]:
-    format_name, folder, seed, index, target, ending = job
+# format, corpus folder, seed, index, target bytes, ending, project directories (Claude Code)
+Job = tuple[str, Path, int, int, int, str, int]
+
+
+def _write_source(job: Job) -> list[Source]:
+    format_name, out, seed, index, target, ending, projects = job
     pool = _POOLS.get(seed)
     if pool is None:
         pool = _POOLS[seed] = TextPool(seed)
-    return WRITERS[format_name](folder, seed, index, target, pool, ending), ending
+    if format_name == "claude-code":
+        return claude_code_family(out, seed, index, target, pool, ending, projects)
+    path = WRITERS[format_name](source_folder(out, format_name), seed, index, target, pool, ending)
+    return [Source(path.relative_to(out).as_posix(), _bytes(path), ending)]
+
+
+def claude_code_targets(size: int, count: int, seed: int) -> list[int]:
+    """Each family's bytes: log-normally spread (a few sessions many times the median, as real ones are),
+    summing to `size`."""
+    generator = random.Random(seed ^ 0xC1A0DE)
+    weights = [generator.lognormvariate(0.0, 0.9) for _ in range(count)]
+    scale = size / sum(weights)
+    targets = [max(1, int(weight * scale)) for weight in weights]
+    targets[0] += size - sum(targets)
+    return targets
 
 
 def generate(
@@ -527,14 +799,15 @@ def generate(
     progress: Callable[[str], None] | None = None,
 ) -> Corpus:
     """Write a corpus of about `size` bytes into the empty or new folder `out`; returns its manifest."""
-    if format_name not in WRITERS:
+    if format_name not in FORMATS:
         raise ValueError(f"unknown format {format_name!r}; choose one of {', '.join(FORMATS)}")
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty; the corpus goes into a new or empty folder")
+    per_default = {"rivumi": RIVUMI_RUN_BYTES, "claude-code": CLAUDE_CODE_FAMILY_BYTES}
     count = (
         sessions
         if sessions is not None
-        else (max(1, size // RIVUMI_RUN_BYTES) if format_name == "rivumi" else 1)
+        else (max(1, size // per_default[format_name]) if format_name in per_default else 1)
     )
     if count < 1 or size < count:
         raise ValueError(f"--sessions must be between 1 and the size in bytes, not {count}")
@@ -543,22 +816,25 @@ def generate(
     corpus = Corpus(format_name, seed, size, out)
     endings = ENDINGS[format_name]
     per_source, remainder = divmod(size, count)
-    jobs: list[tuple[str, Path, int, int, int, str]] = []
+    targets = [per_source + (1 if index < remainder else 0) for index in range(count)]
+    if format_name == "claude-code":
+        targets = claude_code_targets(size, count, seed)
+    projects = max(1, count // CLAUDE_CODE_FAMILIES_PER_PROJECT)
+    jobs: list[Job] = []
     for index in range(count):
         ending = "clean"
         if crash_every and (index + 1) % crash_every == 0:
             ending = endings[((index + 1) // crash_every - 1) % len(endings)]
-        target = per_source + (1 if index < remainder else 0)
-        jobs.append((format_name, folder, seed, index, target, ending))
+        jobs.append((format_name, out, seed, index, targets[index], ending, projects))
     # every source depends only on (seed, index): the same files whatever the number of workers
     workers = max(1, min(workers, count))
     with ExitStack() as stack:
-        results: Iterator[tuple[Path, str]] = map(_write_source, jobs)
+        results: Iterator[list[Source]] = map(_write_source, jobs)
         if workers > 1:
             executor = stack.enter_context(ProcessPoolExecutor(workers))
             results = executor.map(_write_source, jobs, chunksize=4)
-        for index, (path, ending) in enumerate(results):
-            corpus.sources.append(Source(path.relative_to(out).as_posix(), _bytes(path), ending))
+        for index, sources in enumerate(results):
+            corpus.sources.extend(sources)
             if progress is not None and (index + 1) % max(1, count // 20) == 0:
                 progress(f"{index + 1}/{count} sources, {format_size(corpus.total_bytes)}")
     (out / MANIFEST).write_text(json.dumps(corpus.manifest(), indent=1) + "\n", encoding="utf-8")
@@ -574,22 +850,78 @@ def load_manifest(out: Path) -> dict[str, object]:
 
 def disagreements(out: Path, report: dict[str, object]) -> list[str]:
     """Where a `sessaudit verify --format json` report on the corpus in `out` contradicts its manifest:
-    every source must be reported once, with the verdict its manifest entry says (none: the corpus is what
-    corpus.json claims, so a benchmark on it measured the work it claims)."""
+    every source must be reported once, with the verdict its manifest entry says, and, where the entry
+    lists its files (Claude Code), with those transcript files (the session's and its sub-agents') and no
+    other (none: the corpus is what corpus.json claims, so a benchmark on it measured the work it claims)."""
     sources = load_manifest(out)["sources"]
     reported = report.get("sources")
     assert isinstance(sources, list) and isinstance(reported, list)
     verdicts: dict[Path, list[str]] = {}
+    files: dict[Path, list[Path]] = {}
     for item in reported:
-        verdicts.setdefault(Path(item["path"]).resolve(), []).append(str(item["verdict"]))
+        path = Path(item["path"]).resolve()
+        verdicts.setdefault(path, []).append(str(item["verdict"]))
+        files[path] = sorted(Path(entry["path"]).resolve() for entry in item.get("files", []))
     found = []
     for source in sources:
         expected = source.get("verdict", EXPECTED_VERDICT[source["ending"]])
-        got = verdicts.pop((out / source["path"]).resolve(), [])
+        path = (out / source["path"]).resolve()
+        got = verdicts.pop(path, [])
         if got != [expected]:
             said = ", ".join(got) or "not reported"
             found.append(f"{source['path']}: verdict {said}, manifest: {expected}")
+        if "files" in source and got:
+            listed = sorted(
+                (out / entry["path"]).resolve()
+                for entry in source["files"]
+                if entry["path"].endswith(".jsonl")
+            )
+            if files.get(path) != listed:
+                found.append(
+                    f"{source['path']}: reported with {len(files.get(path, []))} transcript file(s), "
+                    f"manifest: {len(listed)}"
+                )
     found += [f"{path}: reported, not in the manifest" for path in sorted(verdicts)]
+    return found
+
+
+def manifest_errors(out: Path, tolerance: float = 0.05) -> list[str]:
+    """Where the files on disk contradict a manifest that lists each source's files (Claude Code): a
+    listed file missing or of another size, a file in the corpus that no source lists, the counts and
+    totals, and a total more than `tolerance` away from the size asked for. Empty for other manifests."""
+    manifest = load_manifest(out)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    if not any("files" in source for source in sources):
+        return []
+    found: list[str] = []
+    listed: dict[str, int] = {}
+    for source in sources:
+        entries = source.get("files", [])
+        if sum(entry["bytes"] for entry in entries) != source["bytes"]:
+            found.append(f"{source['path']}: its files do not add up to its {source['bytes']} bytes")
+        listed.update((entry["path"], entry["bytes"]) for entry in entries)
+    on_disk = {
+        path.relative_to(out).as_posix(): path.stat().st_size
+        for path in out.rglob("*")
+        if path.is_file() and path.name != MANIFEST
+    }
+    for path, size in sorted(listed.items()):
+        if path not in on_disk:
+            found.append(f"{path}: listed, not on disk")
+        elif on_disk[path] != size:
+            found.append(f"{path}: {on_disk[path]} bytes on disk, manifest: {size}")
+    found += [f"{path}: on disk, not in the manifest" for path in sorted(set(on_disk) - set(listed))]
+    total = manifest["total_bytes"]
+    assert isinstance(total, int)
+    if total != sum(on_disk.values()):
+        found.append(f"total_bytes {total}, on disk: {sum(on_disk.values())}")
+    if manifest.get("files") != len(listed) or manifest.get("sessions") != len(sources):
+        found.append(f"counts: {manifest.get('sessions')} sessions, {manifest.get('files')} files")
+    asked = manifest["size"]
+    assert isinstance(asked, int)
+    if abs(total - asked) > tolerance * asked:
+        found.append(f"total_bytes {total} is more than {tolerance:.0%} away from the size asked, {asked}")
     return found
 
 

@@ -1,18 +1,22 @@
 """The benchmark: sessaudit's speed and memory against reading the bytes, DuckDB and jq, on the same files.
 
-    python bench/run.py [--quick] [--sizes 1MB,10MB,100MB,1GB] [--scenarios single,corpus,rivumi,half-pi]
-                        [--repeat 3] [--corpus-dir bench/.corpus] [--results bench/RESULTS.md] [--seed 1]
+    python bench/run.py [--quick] [--sizes 1MB,10MB,100MB,1GB]
+                        [--scenarios single,dense,corpus,rivumi,half-pi,claude-code]
+                        [--claude-code-size 100MB] [--repeat 3] [--corpus-dir bench/.corpus]
+                        [--results bench/RESULTS.md] [--seed 1] [--update]
 
 Corpora come from `bench/corpus.py` and are cached under `--corpus-dir` (reused when the same size, sessions
 and seed were generated before by the same generator version), and checked: the first `sessaudit verify` of
 each scenario writes its JSON report to a file (every other run to /dev/null), and the benchmark stops,
-writing nothing, unless every source has the verdict corpus.json gives it. Each scenario's commands run in one
-interleaved loop, `--repeat` times, each in its own process; a command's time is its **best** wall-clock
-time (the least disturbed run on a shared machine; the median is shown too) and its peak RSS the highest
-of `ru_maxrss` (`os.wait4`) and the summed VmRSS of its process tree, sampled every 20 ms; each command is
-spawned by a small launcher (bench/launch.py), whose high-water mark bounds what a tiny command shows
-("≤"). MB/s is the corpus' bytes (10^6) over that time; every command pays its own start-up, as a user's
-would.
+writing nothing, unless every source has the verdict corpus.json gives it (and, for a Claude Code corpus, is
+reported with the transcript files corpus.json lists, every file on disk is listed with its size, and the
+total is within 5% of the size asked: `corpus.manifest_errors`, checked before anything runs). Each
+scenario's commands run in one interleaved loop, `--repeat` times, each in its own process; a command's time
+is its **best** wall-clock time (the least disturbed run on a shared machine; the median is shown too) and
+its peak RSS the highest of `ru_maxrss` (`os.wait4`) and the summed VmRSS of its process tree, sampled every
+20 ms; each command is spawned by a small launcher (bench/launch.py), whose high-water mark bounds what a
+tiny command shows ("≤"). MB/s is the corpus' bytes (10^6) over that time; every command pays its own
+start-up, as a user's would.
 
 Commands: `sessaudit verify PATH --format json --jobs 1` (report to /dev/null), `sessaudit verify --jobs 2`
 on multi-source corpora (both when the installed sessaudit has `--jobs`), `sessaudit load PATH --db NEW`;
@@ -23,10 +27,18 @@ torn tails `jq -cR 'fromjson?'`, as jq would stop at the first), and CPython's p
 on every line and nothing else (no per-record check written in Python can be faster). Single-session
 scenarios also time the start-up alone (`sessaudit verify --help`, `python -c 'import duckdb'`).
 
-Scenarios: `single` (one tiny-agent session per `--sizes`), `corpus` (1,000 tiny-agent sessions totalling
-the largest size), `rivumi` (a run root) and `half-pi` (one store) at a moderate size. `--quick` uses small
-sizes (a full run-through in under a minute) and writes `bench/.corpus/RESULTS-quick.md` unless
-`--results` is given, so it never replaces the committed results.
+Scenarios: `single` (one tiny-agent session per `--sizes`), `dense` (dense tiny-agent sessions), `corpus`
+(1,000 tiny-agent sessions totalling the largest size), `rivumi` (a run root) and `half-pi` (one store) at a
+moderate size, `claude-code` (a Claude Code `projects/` tree of ~500 KB session families, sub-agents,
+resumes and a few crashed sessions, `--claude-code-size`, default 100 MB; the same reference commands as
+the tiny-agent scenarios, its verify target the `projects/` folder). `--quick` uses small sizes (a full
+run-through in under a minute) and writes `bench/.corpus/RESULTS-quick.md` unless `--results` is given,
+so it never replaces the committed results.
+
+`--update` rewrites only the sections of the scenarios run (`### <title>`, replaced in place, or added at
+the end of `## Scenarios`) in the existing results file and keeps the rest as it was (the targets, the
+machine, the other scenarios' tables, which this run did not measure); each section it writes says when
+and by which command it was measured. Without it the file is rewritten whole from this run.
 """
 
 from __future__ import annotations
@@ -53,6 +65,8 @@ import corpus as corpus_module  # bench/corpus.py, beside this file
 
 BENCH: Final = Path(__file__).resolve().parent
 GENERATOR_VERSION: Final = 3  # bump when corpus.py writes different bytes, so cached corpora are rebuilt
+# a format's own generator version, bumped for its changes alone (the others' caches stay valid)
+FORMAT_VERSIONS: Final = {"claude-code": 1}
 MIB: Final = 1024 * 1024
 DUCKDB_OPTIONS: Final = "format='newline_delimited', ignore_errors=true, maximum_object_size=1073741824"
 DUCKDB_SCRIPT: Final = """
@@ -90,8 +104,17 @@ FULL: Final = {
     "moderate": "20MB",
     "dense": "50MB,200MB",  # two sizes: the growth between them is extrapolated to 1 GB
     "repeat": 3,
+    "claude_code": "100MB",
 }
-QUICK: Final = {"sizes": "1MB,10MB", "corpus_sessions": 100, "moderate": "1MB", "dense": "1MB", "repeat": 1}
+QUICK: Final = {
+    "sizes": "1MB,10MB",
+    "corpus_sessions": 100,
+    "moderate": "1MB",
+    "dense": "1MB",
+    "repeat": 1,
+    "claude_code": "2MB",
+}
+SCENARIOS: Final = ("single", "dense", "corpus", "rivumi", "half-pi", "claude-code")
 
 
 @dataclass
@@ -121,6 +144,7 @@ class Scenario:
     bytes: int = 0
     sources: int = 0
     generated_in: float | None = None  # seconds, None when reused from the cache
+    notes: list[str] = field(default_factory=list)  # what the corpus is, below the sources line
     results: dict[str, Measurement] = field(default_factory=dict)
 
     def throughput(self, command: str) -> float | None:
@@ -216,10 +240,17 @@ def has_verify_jobs() -> bool:
 
 
 # --- corpora ------------------------------------------------------------------------------------------
+class CorpusMismatch(Exception):
+    """The corpus does not verify as its manifest says: what was measured is not what the tables claim."""
+
+
 def corpus_path(directory: Path, scenario: Scenario, seed: int) -> Path:
     sessions = "auto" if scenario.sessions is None else str(scenario.sessions)
     size = corpus_module.format_size(scenario.size)
-    return directory / f"{scenario.format}-{size}-{sessions}x-seed{seed}-v{GENERATOR_VERSION}"
+    version = f"{GENERATOR_VERSION}" + (
+        f".{FORMAT_VERSIONS[scenario.format]}" if scenario.format in FORMAT_VERSIONS else ""
+    )
+    return directory / f"{scenario.format}-{size}-{sessions}x-seed{seed}-v{version}"
 
 
 def ensure_corpus(directory: Path, scenario: Scenario, seed: int, say: Callable[[str], None]) -> Path:
@@ -243,13 +274,54 @@ def ensure_corpus(directory: Path, scenario: Scenario, seed: int, say: Callable[
         scenario.generated_in = time.perf_counter() - started
         partial.rename(target)
     manifest = corpus_module.load_manifest(target)
+    found = corpus_module.manifest_errors(target, TOTAL_TOLERANCE)
+    if found:
+        listed = "\n  ".join(found[:20]) + (f"\n  ... and {len(found) - 20} more" if len(found) > 20 else "")
+        raise CorpusMismatch(f"{target.name}: the files are not what corpus.json says:\n  {listed}")
     sources = manifest["sources"]
     assert isinstance(sources, list)
     scenario.sources = len(sources)
     total = manifest["total_bytes"]
     assert isinstance(total, int)
     scenario.bytes = total
+    if scenario.format == "claude-code":
+        scenario.notes = [describe_claude_code(manifest)]
     return target
+
+
+TOTAL_TOLERANCE: Final = 0.05  # a Claude Code corpus' total bytes against the size asked
+
+
+def describe_claude_code(manifest: dict[str, object]) -> str:
+    """What a Claude Code corpus is, from its (checked) manifest: sessions, families, files, crashes."""
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    sessions = len(sources)
+    resumed = sum("resumed_from" in source for source in sources)
+    paths = [entry["path"] for source in sources for entry in source["files"]]
+    agents = [
+        path for path in paths if path.rsplit("/", 1)[-1].startswith("agent-") and path.endswith(".jsonl")
+    ]
+    nested = sum("/subagents/" in path for path in agents)
+    sidecars = sum(path.endswith(".meta.json") for path in paths)
+    projects = len({path.split("/")[1] for path in paths})
+    endings: dict[str, int] = {}
+    for source in sources:
+        if source["ending"] != "clean":
+            endings[source["ending"]] = endings.get(source["ending"], 0) + 1
+    crashed = sum(endings.values())
+    torn = sum(count for ending, count in endings.items() if ending.startswith("torn"))
+    listed = ", ".join(f"{count} {ending}" for ending, count in sorted(endings.items())) or "none"
+    return (
+        f"The corpus: {sessions} session files ({sessions - resumed} sessions, {resumed} of them resumed "
+        f"once: a second session file replaying the first's lines) in {projects} project "
+        f"director{'y' if projects == 1 else 'ies'}; "
+        f"{len(paths)} files in all: {sessions} session transcripts, {len(agents)} sub-agent transcripts "
+        f"({nested} in `<session>/subagents/` with {sidecars} `.meta.json`, {len(agents) - nested} beside "
+        f"the session), every file written by `TranscriptBuilder` (bench/corpus.py). Crashed: {crashed} of "
+        f"{sessions} session files ({crashed / max(sessions, 1):.1%}: {listed}), {torn} of them with a torn "
+        f"last line ({torn / max(sessions, 1):.1%}); the others clean."
+    )
 
 
 def jsonl_files(root: Path, manifest: dict[str, object]) -> list[str]:
@@ -269,7 +341,7 @@ def jq_command(root: Path, files: list[str]) -> dict[str, Callable[[int], list[s
     there it reads lines and parses each (`-R 'fromjson?'`), skipping what does not parse."""
     sources = corpus_module.load_manifest(root)["sources"]
     assert isinstance(sources, list)
-    if any(source["ending"] == "torn-tail" for source in sources):
+    if any(source["ending"].startswith("torn") for source in sources):
         return {"jq -cR 'fromjson?'": lambda _: ["jq", "-cR", "fromjson?", *files]}
     return {"jq -c .": lambda _: ["jq", "-c", ".", *files]}
 
@@ -284,13 +356,14 @@ def commands(
     tiny_agent = scenario.format.startswith("tiny-agent")  # a dense corpus too
     if tiny_agent and scenario.sources == 1:
         target = jsonl_files(root, corpus_module.load_manifest(root))[0]
+    references = tiny_agent or scenario.format == "claude-code"  # JSONL: the same reference commands
     files = all_files(root)
     table: dict[str, Callable[[int], list[str]]] = {}
     if scenario.name.startswith("single"):  # what every command below pays before reading a byte
         table[STARTUP] = lambda _: [python, "-m", "sessaudit", "verify", "--help"]
         table[DUCKDB_STARTUP] = lambda _: [python, "-c", "import duckdb"]
     table["cat"] = lambda _: ["cat", *files]
-    if tiny_agent:
+    if references:
         table["duckdb count(*)"] = lambda _: [python, "-c", DUCKDB_SCRIPT, COUNT_QUERY, *files]
         table[PARSE_ONLY] = lambda _: [python, "-c", DUCKDB_SCRIPT, PARSE_QUERY, *files]
         table[ORJSON_FLOOR] = lambda _: [python, "-c", ORJSON_SCRIPT, *files]
@@ -320,10 +393,6 @@ def commands(
         str(scratch / f"{scenario.name}-{attempt}.duckdb"),
     ]
     return table
-
-
-class CorpusMismatch(Exception):
-    """The corpus does not verify as its manifest says: what was measured is not what the tables claim."""
 
 
 def check_corpus(root: Path, report_path: Path) -> None:
@@ -419,13 +488,16 @@ def _number(value: float | None, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def scenario_table(scenario: Scenario) -> list[str]:
+def scenario_table(scenario: Scenario, measured: str = "") -> list[str]:
+    """The scenario's section; `measured`: a line saying when and how it was measured (`--update`)."""
     generated = "" if scenario.generated_in is None else f", generated in {scenario.generated_in:.1f} s"
     lines = [
         f"### {scenario.title}",
         "",
+        *([measured, ""] if measured else []),
         f"{scenario.sources} source(s), {scenario.bytes:,} bytes ({scenario.bytes / 1e6:.1f} MB){generated}.",
         "",
+        *(line for note in scenario.notes for line in (note, "")),
         "| command | MB/s | best s | median s | CPU s | peak RSS MiB | ratio to DuckDB parse-only | exit |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
@@ -437,7 +509,27 @@ def scenario_table(scenario: Scenario) -> list[str]:
             f"{_number(scenario.ratio(name), 2)} | "
             f"{codes} |"
         )
-    return [*lines, ""]
+    bound = cpu_bound(scenario) if scenario.format == "claude-code" else ""
+    return [*lines, "", *([bound, ""] if bound else [])]
+
+
+def cpu_bound(scenario: Scenario) -> str:
+    """What bounds verify and load on a scenario, in this run's CPU times: CPython's parse floor against
+    DuckDB, and the commands' CPU against that floor."""
+    floor, parse = scenario.ratio(ORJSON_FLOOR), scenario.results.get(ORJSON_FLOOR)
+    if floor is None or parse is None or not min(parse.cpu):
+        return ""
+    mine = [
+        f"`{command}` {min(scenario.results[command].cpu) / min(parse.cpu):.1f}x"
+        for command in (VERIFY, LOAD)
+        if command in scenario.results
+    ]
+    return (
+        f"What bounds it: CPython's parse floor (`orjson.loads` per line, nothing checked) runs at "
+        f"{floor:.2f}x DuckDB parse-only here; against the floor's CPU time, {' and '.join(mine)}: the "
+        "per-record work written in Python (a cProfile of `verify` on this corpus: bench/PROFILE.md, "
+        '"Claude Code corpus").'
+    )
 
 
 @dataclass
@@ -731,7 +823,7 @@ def render(
 def build_scenarios(arguments: argparse.Namespace, defaults: dict[str, object]) -> list[Scenario]:
     sizes = sorted(corpus_module.parse_size(text) for text in arguments.sizes.split(",") if text.strip())
     wanted = {name.strip() for name in arguments.scenarios.split(",")}
-    unknown = wanted - {"single", "dense", "corpus", "rivumi", "half-pi"}
+    unknown = wanted - set(SCENARIOS)
     if unknown:
         raise SystemExit(f"run.py: unknown scenario(s): {', '.join(sorted(unknown))}")
     moderate = corpus_module.parse_size(str(defaults["moderate"]))
@@ -766,7 +858,37 @@ def build_scenarios(arguments: argparse.Namespace, defaults: dict[str, object]) 
     if "half-pi" in wanted:
         label = corpus_module.format_size(moderate)
         found.append(Scenario("half-pi", f"One Half-Pi store, {label}", "half-pi", moderate, 1))
+    if "claude-code" in wanted:
+        size = corpus_module.parse_size(arguments.claude_code_size or str(defaults["claude_code"]))
+        label = corpus_module.format_size(size)
+        title = f"Claude Code projects tree, {label} (~500 KB session families)"
+        found.append(Scenario("claude-code", title, "claude-code", size, None))
     return found
+
+
+def merge_sections(existing: str, scenarios: list[Scenario], measured: str) -> str:
+    """`existing` results with the sections of `scenarios` replaced (same `### title`) or added at the end
+    of `## Scenarios`; every other line kept."""
+    lines = existing.rstrip("\n").split("\n")
+    if "## Scenarios" not in lines:
+        raise SystemExit("run.py: --update: the results file has no '## Scenarios' section")
+    for scenario in scenarios:
+        section = scenario_table(scenario, measured)
+        heading = section[0]
+        if heading in lines:
+            start = lines.index(heading)
+        else:
+            after = lines.index("## Scenarios") + 1
+            start = next((i for i in range(after, len(lines)) if lines[i].startswith("## ")), len(lines))
+            if lines[start - 1].strip():
+                section = ["", *section]
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith(("### ", "## "))), len(lines)
+        )
+        if heading not in lines:
+            end = start
+        lines[start:end] = section
+    return "\n".join(lines).rstrip("\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -774,7 +896,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: the whole run in under a minute")
     parser.add_argument("--sizes", help="single-session sizes, e.g. 1MB,10MB,100MB,1GB (the largest: corpus)")
-    parser.add_argument("--scenarios", default="single,dense,corpus,rivumi,half-pi")
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument(
+        "--claude-code-size", help="the claude-code corpus' total (default 100MB; --quick 2MB)"
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="rewrite only this run's scenario sections of --results, keeping the rest of the file",
+    )
     parser.add_argument("--repeat", type=int, help="runs of each command (default 3; --quick 2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--corpus-dir", type=Path, default=BENCH / ".corpus")
@@ -798,9 +928,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     jobs = has_verify_jobs()
     roots = {}
     for scenario in scenarios:
-        root = roots[scenario.name] = ensure_corpus(arguments.corpus_dir, scenario, arguments.seed, say)
-        say(f"{scenario.name}: {scenario.sources} source(s), {scenario.bytes / 1e6:.1f} MB")
         try:
+            root = roots[scenario.name] = ensure_corpus(arguments.corpus_dir, scenario, arguments.seed, say)
+            say(f"{scenario.name}: {scenario.sources} source(s), {scenario.bytes / 1e6:.1f} MB")
             measure(scenario, root, repeat, jobs, say)
         except CorpusMismatch as error:
             say(f"run.py: the benchmark stopped, nothing written: {error}")
@@ -808,7 +938,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(scenario_table(scenario)), flush=True)
     singles = [s for s in scenarios if s.name.startswith("single")]
     rounds = linearity_rounds(singles, roots, repeat, jobs, say)
-    text = render(scenarios, repeat, arguments.quick, argv, rounds)
+    if arguments.update and results_path.exists():
+        facts = machine()
+        measured = (
+            f"Measured {facts['date']} by `python bench/run.py {' '.join(argv)}` ({repeat} run(s) of each "
+            f"command; load average at start {facts['load average at start (1/5/15 min)']}), apart from the "
+            "rest of this file (same machine; columns as above)."
+        )
+        text = merge_sections(results_path.read_text(encoding="utf-8"), scenarios, measured)
+    else:
+        text = render(scenarios, repeat, arguments.quick, argv, rounds)
     results_path.parent.mkdir(parents=True, exist_ok=True)
     results_path.write_text(text + "\n", encoding="utf-8")
     for target in targets(scenarios, rounds):

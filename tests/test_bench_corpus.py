@@ -154,3 +154,89 @@ def test_disagreements_name_each_source_whose_verdict_is_not_the_manifests(tmp_p
         f"{manifest['sources'][1]['path']}: verdict not reported, manifest: repairable",
         "/elsewhere: reported, not in the manifest",
     ]
+
+
+def _claude_code_corpus(out: Path) -> dict[str, object]:
+    """6 families over 1.5 MB, every second one crashed: seed 1 gives a resume and both sub-agent layouts."""
+    corpus.generate("claude-code", 1_500_000, out, seed=1, sessions=6, crash_every=2)
+    manifest = json.loads((out / corpus.MANIFEST).read_text(encoding="utf-8"))
+    assert isinstance(manifest, dict)
+    return manifest
+
+
+def test_a_claude_code_corpus_is_what_its_manifest_says(tmp_path: Path) -> None:
+    manifest = _claude_code_corpus(tmp_path)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    on_disk = sorted(path for path in tmp_path.rglob("*") if path.is_file() and path.name != corpus.MANIFEST)
+    # 7 session files (6 families, one resumed), 8 sub-agent transcripts (5 nested with their 5
+    # .meta.json, 3 beside their session): 20 files, all in one project directory
+    assert (manifest["sessions"], manifest["files"], len(on_disk)) == (7, 20, 20)
+    assert {path.parent.name for path in on_disk if path.parent.name != "subagents"} == {"-home-dev-shop-000"}
+    assert sum(path.name.endswith(".meta.json") for path in on_disk) == 5
+    beside = [path for path in on_disk if path.name.startswith("agent-") and path.parent.name != "subagents"]
+    assert len(beside) == 3
+    assert manifest["total_bytes"] == sum(path.stat().st_size for path in on_disk) == 1_578_006
+    assert [(source["ending"], source["verdict"], source["subagents"]) for source in sources] == [
+        ("clean", "clean", 2),
+        ("dangling-tool", "needs-recovery", 0),
+        ("clean", "clean", 0),
+        ("clean", "clean", 1),
+        ("torn-result", "needs-recovery", 2),
+        ("clean", "clean", 3),
+        ("torn-prompt", "repairable", 0),
+    ]
+    assert sources[3]["resumed_from"] == sources[2]["path"]
+    assert [len(source["files"]) for source in sources] == [5, 1, 1, 3, 5, 4, 1]
+    for source in sources:
+        assert sum(entry["bytes"] for entry in source["files"]) == source["bytes"]
+        for entry in source["files"]:
+            assert (tmp_path / entry["path"]).stat().st_size == entry["bytes"]
+    # the two torn endings leave a last line without its newline; the others end with one
+    for source in sources:
+        data = (tmp_path / source["path"]).read_bytes()
+        assert data.endswith(b"\n") == (not source["ending"].startswith("torn")), source["path"]
+    # streamed multi-block responses: thinking, text and tool_use lines sharing one message id
+    session = (tmp_path / sources[0]["path"]).read_bytes()
+    for needle in (b'"type":"thinking"', b'"type":"tool_use"', b'"type":"tool_result"', b'"name":"Task"',
+                   b'"stop_reason":null', b'"cache_read_input_tokens"'):  # fmt: skip
+        assert needle in session, needle
+    assert corpus.manifest_errors(tmp_path, 0.06) == []  # 6 families overshoot 1.5 MB by 5.2%
+    assert corpus.manifest_errors(tmp_path, 0.05) == [
+        "total_bytes 1578006 is more than 5% away from the size asked, 1500000"
+    ]
+    # sessaudit's own verdicts (and transcript files) per session file are the manifest's
+    report = audit([str(tmp_path / "projects")]).report
+    assert [item.rule for item in report.findings if item.severity.value == "error"] == []
+    assert corpus.disagreements(tmp_path, json.loads(render_json(report))) == []
+
+
+def test_manifest_errors_name_a_changed_missing_or_unlisted_file(tmp_path: Path) -> None:
+    manifest = _claude_code_corpus(tmp_path)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    grown, gone = sources[0]["files"][1]["path"], sources[5]["files"][1]["path"]
+    with (tmp_path / grown).open("ab") as stream:
+        stream.write(b"{}\n")
+    (tmp_path / gone).unlink()
+    (tmp_path / "projects" / "-home-dev-shop-000" / "notes.txt").write_text("mine", encoding="utf-8")
+    size = sources[0]["files"][1]["bytes"]
+    assert corpus.manifest_errors(tmp_path, 0.1) == [
+        f"{grown}: {size + 3} bytes on disk, manifest: {size}",
+        f"{gone}: listed, not on disk",
+        "projects/-home-dev-shop-000/notes.txt: on disk, not in the manifest",
+        f"total_bytes 1578006, on disk: {1_578_006 + 3 - sources[5]['files'][1]['bytes'] + 4}",
+    ]
+
+
+def test_disagreements_name_a_session_reported_without_a_sub_agent_file(tmp_path: Path) -> None:
+    manifest = _claude_code_corpus(tmp_path)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    report = json.loads(render_json(audit([str(tmp_path / "projects")]).report))
+    first = str((tmp_path / sources[0]["path"]).resolve())
+    (item,) = [item for item in report["sources"] if str(Path(item["path"]).resolve()) == first]
+    item["files"] = item["files"][:1]
+    assert corpus.disagreements(tmp_path, report) == [
+        f"{sources[0]['path']}: reported with 1 transcript file(s), manifest: 3"
+    ]

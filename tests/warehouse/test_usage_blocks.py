@@ -39,7 +39,8 @@ def warehouse(tmp_path: Path) -> Path:
         for moment, session, model, tokens, cost in ROWS:
             connection.execute(
                 "INSERT INTO usage (source_id, session_id, timestamp, scope, model, input, output, "
-                "cache_read, cache_write, input_total, cost_usd) VALUES ('src', ?, ?, 'model', ?, ?, 1, 0, 0, ?, ?)",
+                "cache_read, cache_write, input_total, cost_usd) "
+                "VALUES ('src', ?, ?, 'model', ?, ?, 1, 0, 0, ?, ?)",
                 [session, moment, model, tokens, tokens, cost],
             )
     finally:
@@ -101,5 +102,8 @@ def test_blocks_are_formed_from_the_rows_the_parameters_keep(tmp_path: Path) -> 
     answer = run_sql(database, query.sql, bind(query, {"since": "2026-05-02"}))
     assert [(row[0], row[5]) for row in answer.rows] == [(at("2026-05-02 00:00"), 2)]
     answer = run_sql(database, query.sql, bind(query, {"until": "2026-05-01"}))
-    assert [(row[0], row[5]) for row in answer.rows] == [(at("2026-05-01 10:00"), 3), (at("2026-05-01 15:00"), 2)]
+    assert [(row[0], row[5]) for row in answer.rows] == [
+        (at("2026-05-01 10:00"), 3),
+        (at("2026-05-01 15:00"), 2),
+    ]
     assert run_sql(database, query.sql, bind(query, {"format": "rivumi"})).rows == []

@@ -8,8 +8,8 @@ Rules (docs/warehouse.md, "usage"):
 
 - `input` (uncached), `output`, `cache_read` and cache writes are priced per million tokens. Cache writes
   are split into 5-minute and 1-hour writes where the log records the split; without a split every cache
-  write is a 5-minute write. When the split records more than `cache_write` (a logging bug seen in Claude
-  Code, docs/formats/claude-code.md §6.1) the split is priced.
+  write is a 5-minute write. When the split records more than `cache_write` (a logging bug one format's
+  writer had) the split is priced.
 - A record is priced at the prices in force at its time (UTC); one without a time at the load's moment.
 - A record whose model is unknown (or not recorded) has no cost, and a note says why.
 - The user table first: an entry for the record's exact model id before one for a prefix of it (the longest

@@ -1,6 +1,7 @@
 -- Table usage: the usage ledger, one row per usage record of the logs (tiny-agent v2 usage facts, usage of
 -- tiny-agent v1 assistant and compaction lines, Rivumi model.completed and role_lane.completed events,
--- Half-Pi context_summaries rows), counters in CONTRACT §4's one meaning. Never a manifest's totals.
+-- Half-Pi context_summaries rows, Claude Code API responses), counters in CONTRACT §4's one meaning. Never a
+-- manifest's totals. Each row is priced as it is loaded (sessaudit.prices): cost_usd, price_source, price_note.
 -- Columns: see docs/warehouse.md ("usage").
 CREATE TABLE IF NOT EXISTS usage (
     source_id VARCHAR NOT NULL,
@@ -19,5 +20,11 @@ CREATE TABLE IF NOT EXISTS usage (
     cache_read BIGINT NOT NULL,
     cache_write BIGINT NOT NULL,
     input_total BIGINT NOT NULL,
-    reasoning BIGINT
+    reasoning BIGINT,
+    cache_write_5m BIGINT,
+    cache_write_1h BIGINT,
+    placeholder BOOLEAN,
+    cost_usd DECIMAL(18, 9),
+    price_source VARCHAR,
+    price_note VARCHAR
 );

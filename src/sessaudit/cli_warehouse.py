@@ -79,6 +79,14 @@ def load(
         int | None,
         typer.Option("--jobs", min=1, help="Verify N sources at a time, in N processes [default: all cores]"),
     ] = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices",
+            help="A price table (JSON, schemas/prices.v1.schema.json) overriding genai-prices' bundled one.",
+            dir_okay=False,
+        ),
+    ] = None,
     max_line_bytes: MaxLineBytesOption = DEFAULT_MAX_LINE_BYTES,
     max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
@@ -88,6 +96,7 @@ def load(
 ) -> None:
     """Verify session logs and load them into a DuckDB warehouse (changed sources replace their rows)."""
     # imported here, not at the top: `verify` and every other command never load duckdb or pyarrow
+    from sessaudit.prices import PricesFileError
     from sessaudit.warehouse.loader import LoadOptions, WarehouseError, load_warehouse
     from sessaudit.warehouse.parquet import ExportError
     from sessaudit.warehouse.schema import SchemaMismatch
@@ -95,13 +104,15 @@ def load(
     try:
         limits = limits_of(max_line_bytes, max_file_bytes, max_files, max_findings)
         verify_options = VerifyOptions(limits=limits, allow_empty=allow_empty)
-        options = LoadOptions(jobs=jobs or default_jobs(), parquet=parquet, verify=verify_options)
+        options = LoadOptions(
+            jobs=jobs or default_jobs(), parquet=parquet, verify=verify_options, prices=prices
+        )
         result = load_warehouse(paths, db, options)
     except typer.Exit:
         raise
     except KeyboardInterrupt:
         interrupted()
-    except (SchemaMismatch, ExportError, WarehouseError) as error:
+    except (SchemaMismatch, ExportError, WarehouseError, PricesFileError) as error:
         _fail(str(error), EXIT_USAGE)
     except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
         _internal(error, debug)

@@ -35,6 +35,7 @@ from sessaudit.engine import broken_plugins, discovery_outcome, source_incomplet
 from sessaudit.model import Finding, Report, Settings, Source, Tool
 from sessaudit.parallel import ordered_map
 from sessaudit.plugin import DEFAULT_OPTIONS, VerifyOptions
+from sessaudit.prices import Prices, load_price_table
 from sessaudit.progress import estimated_bytes
 from sessaudit.registry import registry
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
@@ -73,6 +74,8 @@ class LoadOptions:
     # own pass;
     # False: verified, then read again to be extracted (the reference the single pass is tested against)
     single_pass: bool = True
+    # a user price table (schemas/prices.v1.schema.json) overriding genai-prices' bundled snapshot
+    prices: Path | None = None
 
 
 @dataclass(slots=True)
@@ -105,6 +108,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
     """Verify `paths` and load them into the DuckDB file `database` (created when missing)."""
     if options.parquet is not None:
         check_directory(options.parquet)
+    table = load_price_table(options.prices) if options.prices is not None else None  # PricesFileError
     refuse_foreign(database)
     discovery = discover(paths, max_files=options.verify.limits.max_files)
     connection = open_database(database)
@@ -117,7 +121,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
         loaded = {real_path: sha256 for real_path, sha256, _ in known}
         sizes = {real_path: size for real_path, _, size in known}
         stamp = Stamp(options.version, _micros(options.clock()))
-        with Writer(connection, DUCKDB_MEMORY) as writer:
+        with Writer(connection, DUCKDB_MEMORY, Prices(stamp.loaded_at, table)) as writer:
             outcomes = []
             candidates = _unique(discovery.candidates)
             # in one process, a new one-pass source is verified here and extracted in the same pass, or

@@ -17,7 +17,8 @@ from sessaudit.warehouse.dbfile import damaged_message, foreign_reason, open_fai
 from sessaudit.warehouse.schema import SCHEMA_VERSION
 
 _PARAMETER = re.compile(r"^--\s+\$([a-z_][a-z0-9_]*)\s+([A-Z][A-Z0-9_\[\]]*)\s+(.*)$")
-_COLUMN = re.compile(r"^--\s+([a-z_][a-z0-9_]*)\s+([A-Z][A-Z0-9_\[\]]*)\s+(.*)$")
+# a column's type as DuckDB names it: VARCHAR, VARCHAR[], DECIMAL(38,9)
+_COLUMN = re.compile(r"^--\s+([a-z_][a-z0-9_]*)\s+([A-Z][A-Z0-9_\[\]]*(?:\([0-9]+,[0-9]+\))?)\s+(.*)$")
 _NAME: Final = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 

@@ -10,6 +10,7 @@ import re
 from array import array
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from decimal import Decimal
 from itertools import accumulate
 from typing import Any, Final, NamedTuple
 
@@ -150,6 +151,15 @@ class LedgerRow(NamedTuple):
     cache_write: int
     input_total: int
     reasoning: int | None
+    # the cache writes' 5-minute/1-hour split where the log records one; whether the output count is a
+    # placeholder the log never finalised (None: the format does not say)
+    cache_write_5m: int | None = None
+    cache_write_1h: int | None = None
+    placeholder: bool | None = None
+    # filled as the row is loaded (sessaudit.prices), never by a format
+    cost_usd: Decimal | None = None
+    price_source: str | None = None
+    price_note: str | None = None
 
 
 class FindingRow(NamedTuple):

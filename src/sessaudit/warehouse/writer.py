@@ -9,7 +9,8 @@ A source extracted here (`start_source` … `end_source` or `discard_source`) ar
 facts, ledger rows and finished tool calls first, as they are read, then its other rows once its bytes are
 proven the verified ones. Until then a replaced source's old rows of those tables stay, set aside under
 another source id, so evidence that changed after verification leaves the warehouse as it was. At most
-`MAX_QUEUED` batches wait for the writer thread (backpressure)."""
+`MAX_QUEUED` batches wait for the writer thread (backpressure). Ledger rows are priced as they are added
+(`prices`), wherever they were extracted."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from typing import Any, Final
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs ship with pyarrow
 
+from sessaudit.prices import Counts, Prices
 from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow, ToolCallRow
 from sessaudit.warehouse.schema import SOURCE_TABLES
 
@@ -46,8 +48,14 @@ class Writer:
 
     Only the writer thread touches the connection between construction and `commit()`."""
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, memory_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        connection: duckdb.DuckDBPyConnection,
+        memory_limit: int | None = None,
+        prices: Prices | None = None,
+    ) -> None:
         self.connection = connection
+        self.prices = prices  # None: ledger rows keep the cost they have (none)
         self.memory_limit = memory_limit  # DuckDB's memory_limit in bytes, when the caller set one
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessaudit-writer")
         self.futures: list[Future[None]] = []
@@ -81,6 +89,8 @@ class Writer:
         self._submit(self._delete, source_id)
 
     def add(self, batch: Batch) -> None:
+        if self.prices is not None and batch.usage:
+            batch.usage = [price_row(self.prices, row) for row in batch.usage]
         self.pending.extend(batch)
         self.pending_rows += sum(len(batch.rows(table)) for table in SOURCE_TABLES)
         self.pending_bytes += sum(len(row.payload) for row in batch.facts if row.payload is not None)
@@ -231,6 +241,24 @@ class Writer:
             {"source_id": source_id},
         )
         self.connection.unregister("patches")
+
+
+def price_row(prices: Prices, row: LedgerRow) -> LedgerRow:
+    """The ledger row with its cost, the cost's price source, or why it has none."""
+    cost = prices.price(
+        Counts(
+            row.provider,
+            row.model,
+            row.input,
+            row.output,
+            row.cache_read,
+            row.cache_write,
+            row.cache_write_5m,
+            row.cache_write_1h,
+            row.timestamp,
+        )
+    )
+    return row._replace(cost_usd=cost.usd, price_source=cost.source, price_note=cost.note)
 
 
 def _aside(source_id: str) -> str:

@@ -150,6 +150,9 @@ def extract_files(
                 tokens.cache_creation_input_tokens,
                 tokens.input_tokens + tokens.cache_read_input_tokens + tokens.cache_creation_input_tokens,
                 None,
+                tokens.cache_5m,  # None, as the 1-hour count, where the line has no split (spec §6.1)
+                tokens.cache_1h,
+                response.placeholder,
             )
         )
     _tool_calls(files, before, seqs, source_id, session_id, into)

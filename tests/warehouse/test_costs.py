@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -20,12 +18,8 @@ from typer.testing import CliRunner
 from sessaudit.cli import app
 from sessaudit.formats.claude_code.build.parts import Text, Usage
 from sessaudit.formats.claude_code.build.scenarios import SONNET_45, start
-from sessaudit.formats.claude_code.plugin import PLUGIN
-from sessaudit.formats.claude_code.warehouse.source import extract_source
 from sessaudit.prices import Counts, Prices, PricesFileError, load_price_table, parse_price_table
-from sessaudit.registry import registered, registry
 from sessaudit.warehouse.loader import LoadOptions, load_warehouse
-from sessaudit.warehouse.parts import WarehousePart
 from tests.warehouse.conftest import query
 
 CLOCK = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
@@ -65,25 +59,11 @@ def build_session(root: Path) -> None:
     old.finish()
 
 
-@contextmanager
-def claude_code() -> Iterator[None]:
-    """The claude-code plugin registered for the test (unless an installed entry point registers it), its
-    warehouse extraction (sessaudit.formats.claude_code.warehouse) wired in as the plugin will wire it."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(type(PLUGIN), "warehouse", lambda _: WarehousePart(extract_source))
-        if registry().get(PLUGIN.name) is not None:
-            yield
-            return
-        with registered(PLUGIN):
-            yield
-
-
 def load(root: Path, prices: Path | None = None) -> Path:
     database = root / "w.duckdb"
-    with claude_code():
-        result = load_warehouse(
-            [str(root / "projects")], database, LoadOptions(clock=lambda: CLOCK, prices=prices)
-        )
+    result = load_warehouse(
+        [str(root / "projects")], database, LoadOptions(clock=lambda: CLOCK, prices=prices)
+    )
     assert not result.incomplete
     return database
 
@@ -244,10 +224,9 @@ def test_a_bad_price_table_names_every_problem(tmp_path: Path) -> None:
 def test_load_refuses_a_bad_price_table_as_a_usage_error(session: Path) -> None:
     bad = session / "prices.json"
     bad.write_text('{"schema": "sessaudit/prices/v1", "models": [{"model": "m"}]}', encoding="utf-8")
-    with claude_code():
-        result = CliRunner().invoke(
-            app, ["load", str(session / "projects"), "--db", str(session / "w.duckdb"), "--prices", str(bad)]
-        )
+    result = CliRunner().invoke(
+        app, ["load", str(session / "projects"), "--db", str(session / "w.duckdb"), "--prices", str(bad)]
+    )
     assert result.exit_code == 2
     assert "prices.json: 2 problems: /models/0: 'input' is a required property" in result.output
     assert not (session / "w.duckdb").exists()

@@ -427,7 +427,12 @@ def seed(
     ],
     run: Annotated[str | None, typer.Option("--run", help="The run whose seed to print.")] = None,
     sequence: Annotated[
-        int | None, typer.Option("--sequence", min=0, help="Fork at fact/event sequence N instead.")
+        int | None,
+        typer.Option(
+            "--sequence",
+            min=0,
+            help="Fork at fact/event sequence N instead (a line number where a format has no sequence).",
+        ),
     ] = None,
     max_line_bytes: MaxLineBytesOption = DEFAULT_MAX_LINE_BYTES,
     max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
@@ -477,7 +482,10 @@ def seed(
             _fail(f"sequence {sequence} is not a verified fact of an open run in {path}", EXIT_USAGE)
         elif sequence is not None and len(seeds) != 1:
             _fail(f"--sequence needs --run: {path} has {len(seeds)} open runs with seeds", EXIT_USAGE)
-        if sequence is not None and seeds[0][1].fork_point.seq != sequence:
+        point = seeds[0][1].fork_point if seeds else None
+        # a format without sequence numbers forks at a line: N is then that line's number
+        forks_at = (point.seq if point.seq is not None else point.line) if point is not None else None
+        if sequence is not None and point is not None and forks_at != sequence:
             _fail(f"sequence {sequence} is not a verified fact of {path}", EXIT_USAGE)
         documents = [seed_document(item) for _, item in seeds]
         chosen: object = documents[0] if run is not None else documents

@@ -163,9 +163,12 @@ def _discover_named(given: str, result: Discovery, max_files: int = DEFAULT_MAX_
         result.candidates.append(Candidate(given, real_path, None, True, Problem.UNREADABLE, error.strerror))
         return
     if detected is None:  # a format may take a named file by its name: its damage is reported, not skipped
-        detected = next(
-            (plugin.name for plugin in registry().plugins if ask(plugin, "takes_named", given)), None
-        )
+        # first by where it lies (a walk would take it so: that format's, never another's catch-all), then
+        # by its name
+        plugins = registry().plugins
+        detected = next((plugin.name for plugin in plugins if ask(plugin, "takes_walked", real_path)), None)
+        if detected is None:
+            detected = next((plugin.name for plugin in plugins if ask(plugin, "takes_named", given)), None)
     if detected is None:
         result.candidates.append(
             Candidate(

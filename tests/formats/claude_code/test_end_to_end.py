@@ -53,3 +53,32 @@ def test_load_then_usage_by_day(tmp_path: Path) -> None:
     assert said == ("2026-03-14", "claude-code", 11, 5)
     tokens = (day["input"], day["output"], day["cache_write"], day["cache_read"], day["input_total"])
     assert tokens == (20, 1627, 20394, 127015, 20 + 20394 + 127015)
+
+
+def test_a_named_transcript_opening_with_a_snapshot_is_claude_codes(tmp_path: Path) -> None:
+    """2.x transcripts often open with a file-history-snapshot line (no sessionId, no uuid): named on its
+    own, the file is still Claude Code's, and so is a damaged `<uuid>.jsonl` in a projects/ folder (never
+    tiny-agent's catch-all for named `.jsonl` files)."""
+    projects = tmp_path / "claude" / "projects"
+    build_one(tmp_path / "claude", "killed_during_bash")
+    (path,) = projects.rglob("*.jsonl")
+    assert path.read_bytes().startswith(b'{"type":"file-history-snapshot"')
+    report = json.loads(runner.invoke(app, ["verify", str(path), "--format", "json"]).stdout)
+    assert [source["format"] for source in report["sources"]] == ["claude-code"]
+    damaged = path.parent / "0b0b0b0b-2222-4333-8444-555555555555.jsonl"
+    damaged.write_bytes(b"\x00\x00\x00 not json\n")
+    said = json.loads(runner.invoke(app, ["verify", str(damaged), "--format", "json"]).stdout)
+    assert [(s["format"], s["verdict"]) for s in said["sources"]] == [("claude-code", "corrupt")]
+
+
+def test_seed_sequence_is_a_line_for_claude_code(tmp_path: Path) -> None:
+    projects = corpus(tmp_path)
+    (path,) = [
+        p for p in projects.rglob("*.jsonl") if "killed_during_bash" in p.parent.name.replace("-", "_")
+    ]
+    (seed,) = json.loads(runner.invoke(app, ["seed", str(path)]).stdout)
+    line = seed["fork_point"]["line"]
+    assert seed["fork_point"]["seq"] is None and isinstance(line, int)
+    moved = runner.invoke(app, ["seed", str(path), "--sequence", str(line)])
+    assert moved.exit_code == 0 and json.loads(moved.stdout)[0]["fork_point"]["line"] == line
+    assert runner.invoke(app, ["seed", str(path), "--sequence", "999"]).exit_code == 2

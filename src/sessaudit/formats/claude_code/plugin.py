@@ -22,21 +22,33 @@ from sessaudit.rulebase import Rule
 NAME: Final = "claude-code"
 IDS: Final = re.compile(rb'"(?:sessionId|uuid)"\s*:\s*"')
 LEAF: Final = re.compile(rb'"leafUuid"\s*:\s*"')
+TYPE: Final = re.compile(rb'"type"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+SNAPSHOT: Final = re.compile(rb'"snapshot"\s*:\s*\{')
+LOOKED_AT: Final = 8  # lines of the head a recogniser reads
 
 
 def first_line_announces(head: bytes) -> bool:
-    """The first complete line of `head` (or all of it, when it has no LF yet) is a JSON object whose
-    `type` is a known record type and which has a `sessionId` or `uuid`, or is a summary with `leafUuid`.
-    A byte search of that line, no decode."""
-    line = head.split(b"\n", 1)[0].strip(b" \t\r")
-    if not line.startswith(b"{"):
-        return False
-    found = re.search(rb'"type"\s*:\s*"([A-Za-z0-9_-]{1,64})"', line)
-    if found is None or not known_type(found.group(1).decode()):
-        return False
-    if found.group(1) == b"summary":
-        return LEAF.search(line) is not None
-    return IDS.search(line) is not None
+    """The first complete lines of `head` (or all of it, when it has no LF yet) are JSON objects of known
+    record types, and one of the first few has a `sessionId` or `uuid`, is a summary with `leafUuid`, or is
+    a `file-history-snapshot` with its `snapshot` (2.x files often open with one, spec §3.6). A byte
+    search of those lines, no decode."""
+    for line in head.split(b"\n")[:LOOKED_AT]:
+        line = line.strip(b" \t\r")
+        if not line:
+            continue
+        if not line.startswith(b"{"):
+            return False
+        found = TYPE.search(line)
+        if found is None or not known_type(found.group(1).decode()):
+            return False
+        kind = found.group(1)
+        if kind == b"summary" and LEAF.search(line) is not None:
+            return True
+        if kind == b"file-history-snapshot" and SNAPSHOT.search(line) is not None:
+            return True
+        if kind != b"summary" and IDS.search(line) is not None:
+            return True
+    return False
 
 
 def _current(value: Any) -> Mapping[str, Any]:

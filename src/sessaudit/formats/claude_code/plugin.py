@@ -146,6 +146,11 @@ class ClaudeCode(FormatPlugin):
 
         return verify_claude_code(path, real_path, options)
 
+    def describe_plan(self, plan: dict[str, Any]) -> str | None:
+        from sessaudit.formats.claude_code.recover.words import describe_plan
+
+        return describe_plan(plan)
+
     def warehouse(self) -> Any:
         from sessaudit.formats.claude_code.warehouse.source import extract_source
         from sessaudit.warehouse.parts import WarehousePart

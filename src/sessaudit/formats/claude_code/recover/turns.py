@@ -16,6 +16,7 @@ from typing import Any
 
 from sessaudit.formats.claude_code.check.links import Links, tool_results, tool_uses
 from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile
+from sessaudit.formats.claude_code.recover.words import resume_plan
 from sessaudit.formats.claude_code.seed.seeding import Seeding, seeded
 from sessaudit.formats.claude_code.spec.records import INTERRUPT_PREFIX
 from sessaudit.formats.claude_code.spec.tools import BUILT_IN_TABLE, ToolTable
@@ -173,6 +174,7 @@ def _recovery(pending: list[tuple[Record, Mapping[str, Any]]], waiting: bool, to
         seed_kind=SEED_KIND[ordered[0]],
         assumes=[tools.decided(effect.tool_name for effect in effects)] if effects else [],
         pending_effects=effects,
+        native_plan=resume_plan(effects),
     )
 
 

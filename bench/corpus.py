@@ -861,7 +861,11 @@ def disagreements(out: Path, report: dict[str, object]) -> list[str]:
     for item in reported:
         path = Path(item["path"]).resolve()
         verdicts.setdefault(path, []).append(str(item["verdict"]))
-        files[path] = sorted(Path(entry["path"]).resolve() for entry in item.get("files", []))
+        files[path] = sorted(  # transcripts only: a nested agent's .meta.json sidecar is evidence too
+            Path(entry["path"]).resolve()
+            for entry in item.get("files", [])
+            if entry["path"].endswith(".jsonl")
+        )
     found = []
     for source in sources:
         expected = source.get("verdict", EXPECTED_VERDICT[source["ending"]])

@@ -45,3 +45,26 @@ def test_a_turn_waiting_for_the_model_resumes_as_it_is(tmp_path: Path) -> None:
         PLUGIN.describe_plan({"resume": "fails", "unanswered": ["a", "b"]}).count("the 2 open calls are") == 1
     )
     assert PLUGIN.describe_plan({}) is None
+
+
+def test_a_response_torn_mid_stream_is_open_whatever_its_last_block(tmp_path: Path) -> None:
+    """A crash while the final tool_use line of a thinking + text + tool_use response was written: the
+    torn line is dropped, the kept text line has no stop_reason, so the response was cut: the model request
+    is open (the call it was making is not known), not a completed turn."""
+    from sessaudit.formats.claude_code.build.parts import Text, Thinking, ToolUse, Usage
+    from sessaudit.formats.claude_code.build.transcript import TranscriptBuilder
+
+    b = TranscriptBuilder(tmp_path, "/home/dev/torn", seed=7)
+    b.user("Run the tests.")
+    b.assistant(
+        [Thinking("Run them."), Text("Running the tests."), ToolUse("Bash", {"command": "pytest"})],
+        usage=Usage(3, 90, cache_5m=1000, cache_read=5000),
+    )
+    b.crash(torn=True)
+    (path,) = b.finish().files
+    report = audit([str(path)]).report
+    (source,) = report.sources
+    assert source.verdict.value == "needs-recovery" and source.sessions[0].torn_tail_bytes > 0
+    (run,) = source.sessions[0].runs
+    assert run.state == "open" and run.recovery is not None
+    assert (run.recovery.condition, run.recovery.pending_effects) == ("model-request-open", [])

@@ -88,7 +88,10 @@ def runs_of(
     found: list[Finding] = []
     for number, turn in enumerate(turns, 1):
         pending = _pending(turn, answered)
-        state, waiting = _state(turn, last=number == len(turns), pending=bool(pending))
+        last = number == len(turns)
+        state, waiting = _state(
+            turn, last=last, pending=bool(pending), torn=last and file.torn_tail_bytes > 0
+        )
         recovery = None
         run_id = turn.prompt.uuid or f"{file.path}:{turn.prompt.line}"
         if state == "open":
@@ -118,8 +121,11 @@ def _pending(turn: Turn, answered: set[str]) -> list[tuple[Record, Mapping[str, 
     ]
 
 
-def _state(turn: Turn, *, last: bool, pending: bool) -> tuple[RunState, bool]:
-    """(state, waiting for the model)."""
+def _state(turn: Turn, *, last: bool, pending: bool, torn: bool = False) -> tuple[RunState, bool]:
+    """(state, waiting for the model). `torn`: the file ends in a torn line after this (its last) turn, so
+    a final response line without `stop_reason` was cut mid-stream, whatever its block (a complete
+    response may keep `stop_reason` null on its last line, spec §5.3, so without a torn line only a
+    trailing thinking block says so)."""
     if pending:
         return "open", False
     talk = [
@@ -135,7 +141,7 @@ def _state(turn: Turn, *, last: bool, pending: bool) -> tuple[RunState, bool]:
             return "failed", False
         message = final.value.get("message")
         blocks = message.get("content") if isinstance(message, dict) else None
-        unfinished = (
+        unfinished = (isinstance(message, dict) and message.get("stop_reason") is None and torn) or (
             isinstance(message, dict)
             and message.get("stop_reason") is None
             and isinstance(blocks, list)

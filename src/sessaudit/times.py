@@ -20,9 +20,9 @@ def iso_from_epoch_ms(value: object) -> str | None:
     return _format(_EPOCH + timedelta(milliseconds=value))
 
 
-def iso_from_text(value: object) -> str | None:
-    """An ISO-8601 time with an offset (`Z`, `+02:00`) as UTC with ms (sub-ms digits cut); else None.
-    A time without an offset names no instant and gives None."""
+def moment_from_text(value: object) -> datetime | None:
+    """An ISO-8601 time with an offset (`Z`, `+02:00`) as an aware UTC datetime; else None. A time without
+    an offset names no instant and gives None."""
     if not isinstance(value, str) or not 10 <= len(value) <= 64:
         return None
     try:
@@ -32,9 +32,16 @@ def iso_from_text(value: object) -> str | None:
     if moment.tzinfo is None or moment.utcoffset() is None:
         return None
     try:
-        return _format(moment.astimezone(UTC))
+        return moment.astimezone(UTC)
     except (OverflowError, ValueError):
         return None
+
+
+def iso_from_text(value: object) -> str | None:
+    """An ISO-8601 time with an offset (`Z`, `+02:00`) as UTC with ms (sub-ms digits cut); else None.
+    A time without an offset names no instant and gives None."""
+    moment = moment_from_text(value)
+    return _format(moment) if moment is not None else None
 
 
 def latest(*values: str | None) -> str | None:

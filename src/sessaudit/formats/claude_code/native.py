@@ -21,7 +21,7 @@ import json
 import os
 import sys
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from sessaudit.evidence import open_evidence
@@ -34,6 +34,7 @@ from sessaudit.limits import DEFAULT_LIMITS
 from sessaudit.model import Run
 from sessaudit.plugin import SourceOutcome, VerifyOptions
 from sessaudit.reporters.console import safe
+from sessaudit.times import moment_from_text
 from sessaudit.withheld import cited, first_corrupting
 
 WRITTEN: Final = 0
@@ -173,7 +174,9 @@ def _kept(data: bytes, file: TranscriptFile, fork: Record) -> tuple[int, int, in
 def _repair_lines(
     groups: list[Dangling], file: TranscriptFile, kept: int, fork_line: int, digest: str
 ) -> list[dict[str, Any]]:
-    times = [_time(record.value.get("timestamp")) for record in file.records if record.line <= kept]
+    times = [
+        moment_from_text(record.value.get("timestamp")) for record in file.records if record.line <= kept
+    ]
     known = [stamp for stamp in times if stamp is not None]
     if not known:
         raise Refused(NOT_WRITTEN, "no line up to the fork point has a timestamp to follow")
@@ -203,16 +206,6 @@ def _encoded(line: dict[str, Any]) -> bytes:
         return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode()
     except UnicodeEncodeError:
         return json.dumps(line, separators=(",", ":")).encode()
-
-
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return stamp.astimezone(UTC) if stamp.tzinfo is not None else None
 
 
 def _stamp(moment: datetime) -> str:

@@ -14,6 +14,7 @@ from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile
 from sessaudit.formats.claude_code.spec.records import content_blocks
 from sessaudit.model import Finding
 from sessaudit.rules import finding
+from sessaudit.times import moment_from_text
 
 
 @dataclass(slots=True)
@@ -117,7 +118,7 @@ def _file_links(
                     evidence={"session_id": sid, "expected": expected},
                 )
             )
-        stamp = _time(record.value.get("timestamp"))
+        stamp = moment_from_text(record.value.get("timestamp"))
         if stamp is not None:
             if previous is not None and stamp < previous[0]:
                 links.findings.append(
@@ -159,13 +160,3 @@ def _first_session(file: TranscriptFile) -> str | None:
         if isinstance(sid, str):
             return sid
     return None
-
-
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return stamp if stamp.tzinfo is not None else None

@@ -1,7 +1,7 @@
 -- Table usage: the usage ledger, one row per usage record of the logs (tiny-agent v2 usage facts, usage of
 -- tiny-agent v1 assistant and compaction lines, Rivumi model.completed and role_lane.completed events,
 -- Half-Pi context_summaries rows, Claude Code API responses), counters in CONTRACT §4's one meaning. Never a
--- manifest's totals. Each row is priced as it is loaded (sessaudit.prices): cost_usd, price_source, price_note.
+-- manifest's totals. Each row is priced as it is loaded (sessaudit.prices): cost_usd, price_source, price_since, price_note.
 -- Columns: see docs/warehouse.md ("usage").
 CREATE TABLE IF NOT EXISTS usage (
     source_id VARCHAR NOT NULL,
@@ -26,5 +26,6 @@ CREATE TABLE IF NOT EXISTS usage (
     placeholder BOOLEAN,
     cost_usd DECIMAL(18, 9),
     price_source VARCHAR,
+    price_since DATE,
     price_note VARCHAR
 );

@@ -75,6 +75,9 @@ class Cost:
     usd: Decimal | None
     source: str | None
     note: str | None = None
+    # the first day the prices used apply (a dated price period of the snapshot, a table entry's `from`);
+    # None: prices without a start date
+    since: date | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +139,8 @@ class PriceTable:
                 where = entry.pointer or "an entry"
                 return Cost(None, None, f"{self.source}: {where} has no {key} price for {tokens} tokens")
             total += price * tokens
-        return Cost(quantize(total / MILLION), self.source)
+        since = moment_of(entry.start).date() if entry.start is not None else None
+        return Cost(quantize(total / MILLION), self.source, since=since)
 
 
 def quantize(value: Decimal) -> Decimal:
@@ -221,7 +225,19 @@ class _Bundled:
             calculated = model.calc_price(usage, provider, genai_request_timestamp=moment_of(moment))
         except ValueError as error:  # e.g. a model priced by units other than tokens
             return Cost(None, None, f"{self.source} cannot price {counts.model!r}: {error}")
-        return Cost(quantize(calculated.total_price), self.source)
+        return Cost(
+            quantize(calculated.total_price), self.source, since=_start_of(model, calculated.model_price)
+        )
+
+
+def _start_of(model: Any, used: Any) -> date | None:
+    """The start date of the snapshot's dated price period whose prices were used (None: undated)."""
+    periods = model.prices if isinstance(model.prices, list) else []
+    for period in periods:
+        start = getattr(period.constraint, "start_date", None)
+        if period.prices is used and isinstance(start, date):
+            return start
+    return None
 
 
 def bundled_source() -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -167,6 +167,33 @@ def test_the_table_picks_exact_then_longest_prefix_then_provider_then_period() -
     assert per_million("bedrock", "claude-opus-9") == Decimal(5)  # from 2026-06-01 (inclusive)
     assert per_million(None, "claude-opus-9", moment - 1) == Decimal(4)  # until 2026-06-01 (exclusive)
     assert per_million(None, "claude-opus-9", None) == Decimal(4)  # no time: the load's moment (epoch 0)
+
+
+def test_price_since_is_the_start_of_the_price_period_used() -> None:
+    def micros(day: date) -> int:
+        return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()) * 1_000_000
+
+    table = prices(
+        models=[
+            {"model": "m", "input": 1, "output": 0, "until": "2026-06-01"},
+            {"model": "m", "input": 2, "output": 0, "from": "2026-06-01"},
+        ]
+    )
+    assert table.price(Counts(None, "m", 1, 0, 0, 0, timestamp=micros(date(2026, 5, 1)))).since is None
+    assert table.price(Counts(None, "m", 1, 0, 0, 0, timestamp=micros(date(2026, 7, 1)))).since == date(
+        2026, 6, 1
+    )
+    # genai-prices 0.2.3 dates a new price of claude-opus-4-6 from 2026-03-13; before it, its first,
+    # undated price applies
+    bundled = Prices(0)
+    after = bundled.price(
+        Counts("anthropic", "claude-opus-4-6", 1000, 0, 0, 0, timestamp=micros(date(2026, 11, 30)))
+    )
+    before = bundled.price(
+        Counts("anthropic", "claude-opus-4-6", 1000, 0, 0, 0, timestamp=micros(date(2026, 1, 5)))
+    )
+    assert (after.since, before.since) == (date(2026, 3, 13), None)
+    assert after.usd is not None and before.usd is not None
 
 
 def test_an_unknown_model_has_no_cost_and_says_why() -> None:

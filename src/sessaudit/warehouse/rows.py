@@ -9,7 +9,7 @@ import json
 import re
 from array import array
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from itertools import accumulate
 from typing import Any, Final, NamedTuple
@@ -159,6 +159,7 @@ class LedgerRow(NamedTuple):
     # filled as the row is loaded (sessaudit.prices), never by a format
     cost_usd: Decimal | None = None
     price_source: str | None = None
+    price_since: date | None = None
     price_note: str | None = None
 
 

@@ -12,7 +12,8 @@ import pyarrow as pa  # type: ignore[import-untyped]  # no stubs ship with pyarr
 from sessaudit import __version__
 from sessaudit.resources import data_dir
 
-SCHEMA_VERSION: Final = "2"  # 2: usage gained cache_write_5m/1h, placeholder, cost_usd, price_source/note
+# 2: usage gained cache_write_5m/1h, placeholder, cost_usd, price_source/since/note
+SCHEMA_VERSION: Final = "2"
 # Every table that holds rows of a source, in the order they are loaded (sources first).
 SOURCE_TABLES: Final = ("sources", "sessions", "facts", "runs", "tool_calls", "usage", "findings")
 
@@ -24,6 +25,7 @@ _ARROW_TYPES: Final[dict[str, pa.DataType]] = {
     "BOOLEAN": pa.bool_(),
     "DECIMAL(18,9)": pa.decimal128(18, 9),
     "TIMESTAMP": pa.timestamp("us"),
+    "DATE": pa.date32(),
     "VARCHAR[]": pa.list_(pa.string()),
 }
 

@@ -258,7 +258,9 @@ def price_row(prices: Prices, row: LedgerRow) -> LedgerRow:
             row.timestamp,
         )
     )
-    return row._replace(cost_usd=cost.usd, price_source=cost.source, price_note=cost.note)
+    return row._replace(
+        cost_usd=cost.usd, price_source=cost.source, price_since=cost.since, price_note=cost.note
+    )
 
 
 def _aside(source_id: str) -> str:

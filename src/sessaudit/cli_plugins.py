@@ -133,9 +133,15 @@ def plugin_extras(fail: Callable[[str], Any]) -> dict[str, Any]:
     reason (a usage error). One that some accept and others refuse is the accepting ones' kind of file:
     the refusals are not shown."""
     extras: dict[str, Any] = {}
+    given = {option.flag for option, value in _GIVEN.get() if value is not None and value is not False}
     for option, value in _GIVEN.get():
         if option.takeover or value is None or value is False:
             continue
+        needed = sorted(
+            {item.needs for _, item in option.declarations if item.needs and item.needs not in given}
+        )
+        if needed:
+            fail(f"{option.flag} is used only with {' and '.join(needed)}")
         parsers = [(plugin, item) for plugin, item in option.declarations if item.parse is not None]
         refusals: list[str] = []
         for plugin, item in parsers:

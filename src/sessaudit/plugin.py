@@ -142,6 +142,8 @@ class PluginOption:
     # what its parse accepts, as said when every declaring plugin refuses a value ("not " + refusal); by
     # default the plugin's title
     refusal: str = ""
+    # a flag this one is meaningless without (`seed --output FILE` needs `--native`): refused without it
+    needs: str = ""
 
     @property
     def dest(self) -> str:

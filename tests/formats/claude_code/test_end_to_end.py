@@ -82,3 +82,16 @@ def test_seed_sequence_is_a_line_for_claude_code(tmp_path: Path) -> None:
     moved = runner.invoke(app, ["seed", str(path), "--sequence", str(line)])
     assert moved.exit_code == 0 and json.loads(moved.stdout)[0]["fork_point"]["line"] == line
     assert runner.invoke(app, ["seed", str(path), "--sequence", "999"]).exit_code == 2
+
+
+def test_seed_output_without_native_is_refused(tmp_path: Path) -> None:
+    projects = corpus(tmp_path)
+    (path,) = [
+        p for p in projects.rglob("*.jsonl") if "killed_during_bash" in p.parent.name.replace("-", "_")
+    ]
+    target = tmp_path / "answered.jsonl"
+    result = runner.invoke(app, ["seed", str(path), "--output", str(target)])
+    assert result.exit_code == 2 and "--output is used only with --native" in result.output
+    assert not target.exists()
+    written = runner.invoke(app, ["seed", str(path), "--native", "--output", str(target)])
+    assert written.exit_code == 0 and target.is_file()

@@ -83,6 +83,7 @@ OUTPUT_OPTION: Final = PluginOption(
     "Claude Code's native repair: the new file it writes (never an existing one).",
     ("seed",),
     parse=lambda value: {OUTPUT: str(value)},
+    needs="--native",
 )
 NATIVE_OPTION: Final = PluginOption(
     "--native",

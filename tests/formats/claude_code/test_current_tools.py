@@ -22,7 +22,7 @@ from sessaudit.formats.claude_code.recover.current import (
     load_tool_override,
     parse_tool_override,
 )
-from sessaudit.formats.claude_code.spec.tools import BUILT_IN_TABLE, ToolTable
+from sessaudit.formats.claude_code.spec.tools import BUILT_IN_TABLE, ToolTable, replay_policy
 from sessaudit.model import Recovery, Report
 from sessaudit.plugin import VerifyOptions
 from sessaudit.resources import load_schema
@@ -107,7 +107,9 @@ def test_a_file_that_is_no_json_names_the_file(tmp_path: Path) -> None:
 
 
 def test_which_table_decided_in_words() -> None:
-    table = ToolTable({"Bash": "safe"}, "t.json")
+    table = ToolTable(
+        replay_policy, "the built-in table (docs/formats/claude-code.md §10)", {"Bash": "safe"}, "t.json"
+    )
     assert table.decided(["Read", "Bash", "Read"]) == (
         "tool replay policies: --current t.json for Bash; "
         "the built-in table (docs/formats/claude-code.md §10) for Read"

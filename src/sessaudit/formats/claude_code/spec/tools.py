@@ -2,15 +2,16 @@
 
 The table decides unless `--current FILE` names the tool (recover/current.py: a Claude Code tool table,
 schemas/claude-code-current.v1.schema.json, for every session or per session id): then the file's policy
-wins for the tools it names. `ToolTable` is the two together, as one session's open calls are judged."""
+wins for the tools it names. `ToolTable` (sessaudit.tooltables) is the two together, as one session's open
+calls are judged."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final
 
-ReplayPolicy = Literal["safe", "never"]
+from sessaudit.tooltables import ReplayPolicy, ToolTable
+
+__all__ = ["BUILT_IN_TABLE", "REPLAY", "SPAWNING", "ReplayPolicy", "ToolTable", "replay_policy"]
 
 # "changes the world: no" in §10 -> "safe"; "yes", "indirect", "depends" and unknown -> "never"
 REPLAY: Final[dict[str, ReplayPolicy]] = {
@@ -70,32 +71,7 @@ def replay_policy(name: str) -> ReplayPolicy:
 
 
 BUILT_IN: Final = "the built-in table (docs/formats/claude-code.md §10)"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolTable:
-    """The replay policies one session's open calls are judged by: `override` (from the `--current` file
-    `source`) for the tools it names, the built-in table for the others."""
-
-    override: Mapping[str, ReplayPolicy] = field(default_factory=dict)
-    source: str | None = None
-
-    def policy(self, name: str) -> ReplayPolicy:
-        found = self.override.get(name)
-        return found if found is not None else replay_policy(name)
-
-    def decided(self, names: Iterable[str]) -> str:
-        """Which table decided these tools' policies, in words (a recovery's `assumes`)."""
-        named = sorted(set(names))
-        overridden = [name for name in named if name in self.override]
-        others = [name for name in named if name not in self.override]
-        if not overridden:
-            return f"tool replay policies: {BUILT_IN}"
-        said = f"tool replay policies: --current {self.source} for {', '.join(overridden)}"
-        return f"{said}; {BUILT_IN} for {', '.join(others)}" if others else said
-
-
-BUILT_IN_TABLE: Final = ToolTable()
+BUILT_IN_TABLE: Final = ToolTable(replay_policy, BUILT_IN)
 
 
 # the tools whose call spawns a sub-agent with a transcript of its own (spec §1.4): Task, Agent in 2.1.x

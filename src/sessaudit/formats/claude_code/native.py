@@ -17,14 +17,11 @@ changed while it was read."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import sys
 import uuid
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Final
 
-from sessaudit.evidence import open_evidence
 from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile, read_transcript
 from sessaudit.formats.claude_code.recover.turns import turns_of
 from sessaudit.formats.claude_code.seed.chain import Dangling, chain_at, dangling
@@ -33,21 +30,24 @@ from sessaudit.formats.claude_code.verifier import verify_claude_code
 from sessaudit.limits import DEFAULT_LIMITS
 from sessaudit.model import Run
 from sessaudit.plugin import SourceOutcome, VerifyOptions
+from sessaudit.repairs import (
+    NOT_WRITTEN,
+    UNREADABLE,
+    USAGE,
+    WRITTEN,
+    Refused,
+    json_line,
+    refuse_existing,
+    say,
+    utc_ms,
+    verified_bytes,
+    write_new,
+)
 from sessaudit.reporters.console import safe
 from sessaudit.times import moment_from_text
 from sessaudit.withheld import cited, first_corrupting
 
-WRITTEN: Final = 0
-NOT_WRITTEN: Final = 1
-USAGE: Final = 2
-UNREADABLE: Final = 3
 NAMESPACE: Final = "sessaudit claude-code repair"
-
-
-class Refused(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def native_repair(path: str, run: str | None, sequence: int | None, output: str) -> int:
@@ -56,15 +56,14 @@ def native_repair(path: str, run: str | None, sequence: int | None, output: str)
     try:
         said = _repair(path, run, sequence, output)
     except Refused as refusal:
-        _say(f"sessaudit: --native: {refusal}")
+        say(f"sessaudit: --native: {refusal}")
         return refusal.code
-    _say(f"sessaudit: {said}")
+    say(f"sessaudit: {said}")
     return WRITTEN
 
 
 def _repair(path: str, run: str | None, sequence: int | None, output: str) -> str:
-    if os.path.lexists(output):
-        raise Refused(USAGE, f"{safe(output)} exists; the repaired copy is only ever written to a new file")
+    refuse_existing(output)
     real = os.path.realpath(path)
     if os.path.isdir(real):
         raise Refused(USAGE, f"{safe(path)} is a folder: name the session file (<session-uuid>.jsonl)")
@@ -90,12 +89,12 @@ def _repair(path: str, run: str | None, sequence: int | None, output: str) -> st
             f"nothing to repair in {safe(path)}: no call on the chain at line {fork.line} lacks its result "
             f"(turn {safe(chosen.run_id)}, {seed.condition}); `claude --resume` continues it as it is",
         )
-    data = _evidence(real, outcome, file)
+    data = verified_bytes(real, outcome.files[0], file.read)
     kept, end, total, torn = _kept(data, file, fork)
     lines = _repair_lines(groups, file, kept, fork.line, hashlib.sha256(data).hexdigest())
     body = data[:end] + (b"" if data[:end].endswith(b"\n") else b"\n")
-    body += b"".join(_encoded(line) + b"\n" for line in lines)
-    _write_new(output, body)
+    body += b"".join(json_line(line) + b"\n" for line in lines)
+    write_new(output, body)
     calls = sum(len(group.calls) for group in groups)
     names = ", ".join(sorted({str(block.get("name")) for group in groups for _, block in group.calls}))
     dropped = []
@@ -142,21 +141,6 @@ def _fork_line(run: Run) -> int | None:
     return seed.fork_point.line if seed is not None else None
 
 
-def _evidence(real: str, outcome: SourceOutcome, file: TranscriptFile) -> bytes:
-    """The file's bytes, as verified: the same length and sha256 as both reads before."""
-    stream, _ = open_evidence(real)
-    with stream:
-        data: bytes = stream.read()
-    verified = outcome.files[0]
-    if (
-        len(data) != verified.bytes
-        or hashlib.sha256(data).hexdigest() != verified.sha256
-        or file.read.sha256 != verified.sha256
-    ):
-        raise Refused(UNREADABLE, f"{safe(outcome.files[0].path)} changed while it was read; nothing written")
-    return data
-
-
 def _kept(data: bytes, file: TranscriptFile, fork: Record) -> tuple[int, int, int, bool]:
     """(lines kept, their end offset, the file's whole lines, a torn last line dropped). Through the fork
     point's line, and on to the last whole line when no record with a uuid follows it (titles,
@@ -191,50 +175,9 @@ def _repair_lines(
         if str(name) in taken:
             raise Refused(NOT_WRITTEN, f"the derived uuid {name} is already in the file")
         taken.add(str(name))
-        lines.append(repair_line(group, uuid=str(name), timestamp=_stamp(latest)))
+        lines.append(repair_line(group, uuid=str(name), timestamp=utc_ms(latest)))
     latest += timedelta(milliseconds=1)
     seed = f"{NAMESPACE}\0{digest}\0{fork_line}\0marker".encode()
     name = uuid.UUID(bytes=hashlib.sha256(seed).digest()[:16], version=4)
-    lines.append(marker_line(lines[-1], parent=lines[-1]["uuid"], uuid=str(name), timestamp=_stamp(latest)))
+    lines.append(marker_line(lines[-1], parent=lines[-1]["uuid"], uuid=str(name), timestamp=utc_ms(latest)))
     return lines
-
-
-def _encoded(line: dict[str, Any]) -> bytes:
-    """One compact JSON line, UTF-8 as Claude Code writes it; \\u escapes where a copied string holds a
-    lone surrogate (the only form that stays valid UTF-8)."""
-    try:
-        return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode()
-    except UnicodeEncodeError:
-        return json.dumps(line, separators=(",", ":")).encode()
-
-
-def _stamp(moment: datetime) -> str:
-    """ISO 8601 UTC with milliseconds and `Z`, as Claude Code writes it (spec §3.1)."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
-def _write_new(output: str, body: bytes) -> None:
-    """Create `output` (never an existing file, never through a symlink) and write `body` to it; a partial
-    file is removed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        descriptor = os.open(output, flags, 0o600)
-    except FileExistsError:
-        raise Refused(
-            USAGE, f"{safe(output)} exists; the repaired copy is only ever written to a new file"
-        ) from None
-    except OSError as error:
-        raise Refused(USAGE, f"cannot create {safe(output)}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(body)
-            stream.flush()
-            os.fsync(stream.fileno())
-    except BaseException:
-        os.unlink(output)
-        raise
-
-
-def _say(line: str) -> None:
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()

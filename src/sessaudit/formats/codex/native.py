@@ -1,0 +1,153 @@
+"""`sessaudit seed PATH --native --output FILE`: a repaired copy of a Codex rollout that `codex resume` can
+continue without running a side effect again (spec §7, docs/formats/codex.md §7.1). The original is only
+read.
+
+The new file holds every line of the original byte for byte up to and including the fork point's line (the
+open turn's last line, or line `--sequence N` of it; never a torn last line; an LF is added to a whole last
+line without one), then, for every call up to the fork point that has no output, in the order the calls
+were made, an output item of the call's kind whose text says the outcome is unknown and nothing was run
+again, then a `turn_aborted` event that ends the turn (seed/repair.py). Each added line is stamped 1 ms
+after the latest time already in the kept lines, so the same input always gives the same bytes and time
+never runs backwards. The session_meta is kept as it is: the copy is the same session, and replaces the
+original (kept elsewhere as evidence) under the original's name, where `codex resume` finds it.
+
+Exit status (sessaudit.repairs): 0 written; 1 nothing written (corrupt history, nothing open); 2 usage (the
+output exists, no such run or line, a folder named); 3 the source could not be read or changed."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+
+from sessaudit.formats.codex.read.lines import Record, RolloutFile, read_rollout
+from sessaudit.formats.codex.seed.repair import repair_lines
+from sessaudit.formats.codex.seed.seeding import open_calls
+from sessaudit.formats.codex.spec.tools import tool_name
+from sessaudit.formats.codex.verifier import verify_codex
+from sessaudit.limits import DEFAULT_LIMITS
+from sessaudit.model import Run
+from sessaudit.plugin import SourceOutcome, VerifyOptions
+from sessaudit.repairs import (
+    NOT_WRITTEN,
+    UNREADABLE,
+    USAGE,
+    WRITTEN,
+    Refused,
+    json_line,
+    refuse_existing,
+    say,
+    utc_ms,
+    verified_bytes,
+    write_new,
+)
+from sessaudit.reporters.console import safe
+from sessaudit.times import moment_from_text
+from sessaudit.withheld import cited, first_corrupting
+
+
+def native_repair(path: str, run: str | None, sequence: int | None, output: str) -> int:
+    """Write the repaired copy of rollout `path` to the new file `output`; the exit status. What was written
+    (or why nothing was) is said on stderr."""
+    try:
+        said = _repair(path, run, sequence, output)
+    except Refused as refusal:
+        say(f"sessaudit: --native: {refusal}")
+        return refusal.code
+    say(f"sessaudit: {said}")
+    return WRITTEN
+
+
+def _repair(path: str, run: str | None, sequence: int | None, output: str) -> str:
+    refuse_existing(output)
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise Refused(USAGE, f"{safe(path)} is a folder: name the rollout (rollout-<time>-<uuid>.jsonl)")
+    outcome = verify_codex(path, real, VerifyOptions(fork_run=run, fork_sequence=sequence))
+    if not outcome.files:
+        problem = outcome.findings[0].message if outcome.findings else f"cannot read {path}"
+        raise Refused(UNREADABLE, safe(problem))
+    first = first_corrupting(outcome.findings)
+    if first is not None:
+        why = f"the history is corrupt; first corrupting finding: {safe(cited(first))}"
+        raise Refused(NOT_WRITTEN, f"no repair of {safe(path)}: {why}")
+    file = read_rollout(path, real, DEFAULT_LIMITS)
+    chosen = _chosen_run(outcome, run, sequence, path)
+    seed = chosen.recovery.seed if chosen.recovery is not None else None
+    if seed is None or seed.fork_point.line is None:
+        at = f"line {sequence}" if sequence is not None else "its last line"
+        raise Refused(USAGE, f"turn {safe(chosen.run_id)} has no line {at}")
+    fork = seed.fork_point.line
+    calls = open_calls(file.records, fork)
+    if not calls:
+        raise Refused(
+            NOT_WRITTEN,
+            f"nothing to repair in {safe(path)}: no call up to line {fork} lacks its output (turn "
+            f"{safe(chosen.run_id)}, {seed.condition}); `codex resume` continues it as it is",
+        )
+    data = verified_bytes(real, outcome.files[0], file.read)
+    kept, end, total, torn = _kept(data, file, fork)
+    latest = _latest(file.records, kept)
+    lines = repair_lines(calls, timestamp=None)
+    body = data[:end] + (b"" if data[:end].endswith(b"\n") else b"\n")
+    for line in lines:
+        latest += timedelta(milliseconds=1)
+        body += json_line({**line, "timestamp": utc_ms(latest)}) + b"\n"
+    write_new(output, body)
+    names = ", ".join(sorted({tool_name(call.payload) for call in calls}))
+    dropped = []
+    if torn:
+        dropped.append("the torn last line dropped")
+    if kept < total:
+        dropped.append(f"the lines after {kept} left out")
+    notes = f" ({'; '.join(dropped)})" if dropped else ""
+    count = len(calls)
+    return (
+        f"wrote {safe(output)}: the first {kept} lines of {safe(path)} byte for byte{notes}, then an output "
+        f"for {count} open call{'s' if count != 1 else ''} ({safe(names)}) saying the outcome is unknown, "
+        f"none run again, and a turn_aborted event; keep the original as evidence, put the copy in its place "
+        f"(same name) and continue with `codex resume`"
+    )
+
+
+def _chosen_run(outcome: SourceOutcome, run: str | None, sequence: int | None, path: str) -> Run:
+    """The open turn `--run` names, or the one holding line `sequence`, or the latest one."""
+    open_runs = [
+        item
+        for session in outcome.sessions
+        for item in session.runs
+        if item.state == "open" and item.recovery is not None
+    ]
+    if run is not None:
+        found = [item for item in open_runs if item.run_id == run]
+        if not found:
+            raise Refused(USAGE, f"no open turn {safe(run)!r} in {safe(path)} (see `sessaudit verify`)")
+        return found[0]
+    if not open_runs:
+        raise Refused(NOT_WRITTEN, f"nothing to repair: {safe(path)} has no open turn")
+    holding = [item for item in open_runs if _fork_line(item) == sequence]
+    if sequence is not None and not holding:
+        raise Refused(USAGE, f"line {sequence} is in no open turn of {safe(path)} (see `sessaudit verify`)")
+    return holding[0] if holding else open_runs[-1]
+
+
+def _fork_line(run: Run) -> int | None:
+    seed = run.recovery.seed if run.recovery is not None else None
+    return seed.fork_point.line if seed is not None else None
+
+
+def _kept(data: bytes, file: RolloutFile, fork: int) -> tuple[int, int, int, bool]:
+    """(lines kept, their end offset, the file's whole lines, a torn last line dropped): through the fork
+    point's line."""
+    ends = [index + 1 for index, byte in enumerate(data) if byte == 0x0A]
+    unterminated = bool(file.records) and file.records[-1].line > len(ends)  # SA803: whole, without LF
+    total = len(ends) + (1 if unterminated else 0)
+    end = ends[fork - 1] if fork <= len(ends) else len(data)
+    return fork, end, total, bool(file.torn_tail_bytes) and not unterminated
+
+
+def _latest(records: list[Record], kept: int) -> datetime:
+    times = [moment_from_text(record.timestamp) for record in records if record.line <= kept]
+    known = [stamp for stamp in times if stamp is not None]
+    if not known:
+        raise Refused(NOT_WRITTEN, "no line up to the fork point has a timestamp to follow")
+    return max(known)

@@ -1,0 +1,90 @@
+"""What every native repair (`sessaudit seed PATH --native --output FILE`) shares: its exit statuses, the
+refusal that carries one, the verified bytes of the evidence, lines encoded as the agents write them, and
+the one way the new file is created (never an existing path, never through a symlink, fsynced, 0600).
+
+Exit status: 0 written; 1 nothing written because the history is corrupt or nothing is open; 2 a usage
+error (the output exists, no such run, no such line, a folder named); 3 the source could not be read or
+changed while it was read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from datetime import datetime
+from typing import Any, Final
+
+from sessaudit.evidence import open_evidence
+from sessaudit.plugin import FileRead
+from sessaudit.reporters.console import safe
+
+WRITTEN: Final = 0
+NOT_WRITTEN: Final = 1
+USAGE: Final = 2
+UNREADABLE: Final = 3
+
+
+class Refused(Exception):
+    """Why nothing was written, with the exit status."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def refuse_existing(output: str) -> None:
+    if os.path.lexists(output):
+        raise Refused(USAGE, f"{safe(output)} exists; the repaired copy is only ever written to a new file")
+
+
+def verified_bytes(real: str, verified: FileRead, *reads: FileRead) -> bytes:
+    """The file's bytes, as verified: the same length and sha256 as `verified` and every other read."""
+    stream, _ = open_evidence(real)
+    with stream:
+        data: bytes = stream.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if len(data) != verified.bytes or digest != verified.sha256 or any(r.sha256 != digest for r in reads):
+        raise Refused(UNREADABLE, f"{safe(verified.path)} changed while it was read; nothing written")
+    return data
+
+
+def json_line(line: dict[str, Any]) -> bytes:
+    """One compact JSON line, UTF-8 as the agents write it; \\u escapes where a copied string holds a lone
+    surrogate (the only form that stays valid UTF-8)."""
+    try:
+        return json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:
+        return json.dumps(line, separators=(",", ":")).encode()
+
+
+def utc_ms(moment: datetime) -> str:
+    """ISO 8601 UTC with milliseconds and `Z`."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def write_new(output: str, body: bytes) -> None:
+    """Create `output` (never an existing file, never through a symlink) and write `body` to it; a partial
+    file is removed."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(output, flags, 0o600)
+    except FileExistsError:
+        raise Refused(
+            USAGE, f"{safe(output)} exists; the repaired copy is only ever written to a new file"
+        ) from None
+    except OSError as error:
+        raise Refused(USAGE, f"cannot create {safe(output)}: {error.strerror or error}") from None
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(body)
+            stream.flush()
+            os.fsync(stream.fileno())
+    except BaseException:
+        os.unlink(output)
+        raise
+
+
+def say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()

@@ -1,7 +1,7 @@
 -- Sessions rejected as corrupt and why: the first finding (by line, then rule) that made them corrupt.
 --
 -- Parameters:
---   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi); default: every format
+--   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 -- Columns:
 --   path          VARCHAR  the source, as it was named when loaded
 --   format        VARCHAR  the source format

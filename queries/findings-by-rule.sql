@@ -1,7 +1,7 @@
 -- Findings per rule: how often each rule fired, in how many sources and sessions, most frequent first.
 --
 -- Parameters:
---   $format    VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi); default: every format
+--   $format    VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 --   $severity  VARCHAR  only findings of this severity (error, warning, note); default: every severity
 -- Columns:
 --   rule            VARCHAR  the rule code (SA205)

@@ -1,7 +1,7 @@
 -- Runs left open, or finished with an effect of unknown outcome, with their recovery conditions.
 --
 -- Parameters:
---   $format     VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi); default: every format
+--   $format     VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 --   $condition  VARCHAR  only runs with this condition among their conditions (e.g. effect-unknown)
 -- Columns:
 --   path             VARCHAR    the source, as it was named when loaded

@@ -1,7 +1,7 @@
 -- Sessions per format and verdict, with their facts, what was loaded of them, and their open runs.
 --
 -- Parameters:
---   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi); default: every format
+--   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 -- Columns:
 --   format        VARCHAR  the source format
 --   verdict       VARCHAR  clean, repairable, needs-recovery, unsupported, unreadable or corrupt

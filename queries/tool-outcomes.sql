@@ -1,7 +1,7 @@
 -- Tool calls per format and tool: how they ended, with failure and unknown-outcome rates.
 --
 -- Parameters:
---   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi); default: every format
+--   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 --   $since   DATE     only calls asked for on or after this day (UTC); default: no lower bound
 --   $until   DATE     only calls asked for on or before this day (UTC); default: no upper bound
 -- Columns:

@@ -2,7 +2,7 @@
 -- by a marker saying so. These are the side effects to check in the world, not in the log.
 --
 -- Parameters:
---   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi); default: every format
+--   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 --   $since   DATE     only calls asked for on or after this day (UTC); default: no lower bound
 --   $until   DATE     only calls asked for on or before this day (UTC); default: no upper bound
 -- Columns:

@@ -1,7 +1,7 @@
 -- Token usage and cost per day (UTC) and format, summed over the usage ledger.
 --
 -- Parameters:
---   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code); default: every format
+--   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 --   $since   DATE     only days on or after this one; default: no lower bound
 --   $until   DATE     only days on or before this one; default: no upper bound
 -- Columns:

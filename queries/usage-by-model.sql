@@ -1,7 +1,7 @@
 -- Token usage and cost per format, provider and model, summed over the usage ledger (one row per usage record).
 --
 -- Parameters:
---   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code); default: every format
+--   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 --   $since   DATE     only usage recorded on or after this day (UTC); default: no lower bound
 --   $until   DATE     only usage recorded on or before this day (UTC); default: no upper bound
 -- Columns:

@@ -1,7 +1,7 @@
 -- Token usage and cost per session, with the models it used and the time span of its usage records.
 --
 -- Parameters:
---   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code); default: every format
+--   $format  VARCHAR  only sources of this format (tiny-agent, rivumi, half-pi, claude-code, codex); default: every format
 --   $since   DATE     only usage recorded on or after this day (UTC); default: no lower bound
 --   $until   DATE     only usage recorded on or before this day (UTC); default: no upper bound
 -- Columns:

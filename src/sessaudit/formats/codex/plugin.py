@@ -74,14 +74,15 @@ class Codex(FormatPlugin):
         ),
         PluginOption(
             "--output",
-            "The native repair's new file (never an existing one).",
+            "Codex's native repair: the new file it writes (never an existing one).",
             ("seed",),
             parse=lambda value: {OUTPUT: str(value)},
             needs="--native",
         ),
         PluginOption(
             "--native",
-            "Write a copy of the session its own agent can resume (needs --output).",
+            "Write a copy of the rollout that `codex resume` can continue without running a call again "
+            "(needs --output).",
             ("seed",),
             is_flag=True,
             takeover=native_repair_takeover,
@@ -113,6 +114,12 @@ class Codex(FormatPlugin):
         from sessaudit.formats.codex.recover.words import describe_plan
 
         return describe_plan(plan)
+
+    def warehouse(self) -> Any:
+        from sessaudit.formats.codex.warehouse.source import extract_source
+        from sessaudit.warehouse.parts import WarehousePart
+
+        return WarehousePart(extract_source)
 
 
 PLUGIN: Final = Codex()

@@ -2,9 +2,9 @@
 
 For each rule the representative is the finding of the golden case that illustrates it most plainly:
 the fewest distinct rules in the case, then the fewest findings, then corpus order (tiny-agent, Rivumi,
-Half-Pi, Claude Code, examples) and case name; inside the case, the first finding of the rule in report
-order. For tiny-agent, Rivumi and Claude Code line-based inputs the offending line is rebuilt from the case
-builder."""
+Half-Pi, Claude Code, Codex, examples) and case name; inside the case, the first finding of the rule in
+report order. For tiny-agent, Rivumi, Claude Code and Codex line-based inputs the offending line is rebuilt
+from the case builder."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ CORPORA = (
     "tests/golden/rivumi",
     "tests/golden/half-pi",
     "tests/golden/claude-code",
+    "tests/golden/codex",
     "tests/golden/examples.report.json",
 )
 EXAMPLES_FILE = REPO / "docs" / "rule-examples.json"
@@ -60,8 +61,8 @@ def excerpt(line: str, pointer: str | None) -> str:
 
 
 def _input_line(rank: int, case: str, location: dict[str, Any]) -> str | None:
-    """The physical line `location` names, rebuilt from the case's builder (tiny-agent, Rivumi and Claude
-    Code only)."""
+    """The physical line `location` names, rebuilt from the case's builder (tiny-agent, Rivumi, Claude Code
+    and Codex only)."""
     line = location.get("line")
     path = location.get("path")
     if not isinstance(line, int) or line < 1 or not isinstance(path, str) or not path.endswith(".jsonl"):
@@ -72,12 +73,13 @@ def _input_line(rank: int, case: str, location: dict[str, Any]) -> str | None:
         if case not in TINY_AGENT:
             return None
         data = TINY_AGENT[case]()
-    elif rank in (1, 3):
+    elif rank in (1, 3, 4):
         from tests.formats.claude_code.cases import CASES as CLAUDE_CODE
+        from tests.formats.codex.cases import CASES as CODEX
         from tests.formats.rivumi.cases import CASES as RIVUMI
 
         # each golden test builds its case below this folder of the run's root
-        cases, folder = (RIVUMI, "runs") if rank == 1 else (CLAUDE_CODE, "transcripts")
+        cases, folder = {1: (RIVUMI, "runs"), 3: (CLAUDE_CODE, "transcripts"), 4: (CODEX, "rollouts")}[rank]
         if case not in cases:
             return None
         with tempfile.TemporaryDirectory() as directory:

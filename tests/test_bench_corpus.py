@@ -88,7 +88,10 @@ def test_rivumi_and_half_pi_corpora_verify_with_their_crash_endings(
 
 @pytest.mark.parametrize("format_name", corpus.FORMATS)
 def test_the_same_arguments_give_the_same_bytes(tmp_path: Path, format_name: str) -> None:
-    options = {"seed": 5, "sessions": 2, "crash_every": 2}
+    # a Codex corpus is the builder's own mixture: no sessions or crash_every to give
+    options: dict[str, int] = (
+        {"seed": 5} if format_name == "codex" else {"seed": 5, "sessions": 2, "crash_every": 2}
+    )
     corpus.generate(format_name, 150_000, tmp_path / "a", **options)
     corpus.generate(format_name, 150_000, tmp_path / "b", workers=2, **options)
     corpus.generate(format_name, 150_000, tmp_path / "c", **{**options, "seed": 6})
@@ -104,6 +107,10 @@ def test_bad_arguments_are_refused(tmp_path: Path) -> None:
     (tmp_path / "full" / "note.txt").write_text("mine", encoding="utf-8")
     with pytest.raises(FileExistsError):
         corpus.generate("tiny-agent", 1000, tmp_path / "full")
+    with pytest.raises(ValueError, match="own mixture"):
+        corpus.generate("codex", 1000, tmp_path / "codex", sessions=2)
+    with pytest.raises(ValueError, match="own mixture"):
+        corpus.generate("codex", 1000, tmp_path / "codex", crash_every=2)
     assert corpus.parse_size("1GB") == 10**9 and corpus.parse_size("512KiB") == 512 * 1024
     with pytest.raises(SystemExit) as stopped:
         corpus.main(["--format", "tiny-agent", "--size", "lots", "--out", str(tmp_path / "y")])
@@ -239,4 +246,124 @@ def test_disagreements_name_a_session_reported_without_a_sub_agent_file(tmp_path
     item["files"] = item["files"][:1]
     assert corpus.disagreements(tmp_path, report) == [
         f"{sources[0]['path']}: reported with 1 transcript file(s), manifest: 3"
+    ]
+
+
+def _codex_corpus(out: Path) -> dict[str, object]:
+    """1.5 MB of seed 23: every kind of family the builder has, once or more (12 rollouts, 10 families)."""
+    corpus.generate("codex", 1_500_000, out, seed=23)
+    manifest = json.loads((out / corpus.MANIFEST).read_text(encoding="utf-8"))
+    assert isinstance(manifest, dict)
+    return manifest
+
+
+def test_a_codex_corpus_is_what_its_manifest_says(tmp_path: Path) -> None:
+    manifest = _codex_corpus(tmp_path)
+    sources = manifest["sources"]
+    builder = manifest["builder"]
+    assert isinstance(sources, list) and isinstance(builder, dict)
+    rollouts = sorted(path for path in (tmp_path / "sessions").rglob("*") if path.is_file())
+    others = sorted(path.name for path in tmp_path.rglob("*") if path.is_file() and path not in rollouts)
+    assert others == ["corpus.json", "manifest.json"]  # the bench's and the builder's
+    assert (manifest["files"], manifest["families"], len(rollouts)) == (12, 10, 12)
+    assert manifest["total_bytes"] == sum(path.stat().st_size for path in rollouts) == 1_537_413
+    assert builder["kinds"] == {
+        "compaction": 1, "doubled": 1, "fork": 1, "killed": 1, "long": 4, "subagent": 1, "torn": 1,
+    }  # fmt: skip
+    assert [
+        (source["role"], source["family"], source["ending"], source["verdict"]) for source in sources
+    ] == [
+        ("root", "doubled", "clean", "clean"),
+        ("root", "torn", "torn-turn", "needs-recovery"),
+        ("root", "long", "clean", "clean"),
+        ("root", "long", "clean", "clean"),
+        ("root", "long", "clean", "clean"),
+        ("root", "compaction", "clean", "clean"),
+        ("root", "killed", "killed", "needs-recovery"),
+        ("root", "long", "clean", "clean"),
+        ("root", "subagent", "clean", "clean"),
+        ("subagent", "subagent", "clean", "clean"),
+        ("root", "fork", "clean", "clean"),
+        ("fork", "fork", "clean", "clean"),
+    ]
+    assert sources[9]["parent"] == sources[8]["session_id"] == "019c5093-5f8b-746d-98bc-a4f74ac23422"
+    assert sources[11]["parent"] == sources[10]["session_id"] == "019c5208-e88b-70d3-9c33-88bf1d6675f7"
+    assert sources[11]["path"] == (
+        "sessions/2026/02/12/rollout-2026-02-12T13-36-36-019c5211-61a2-7f99-9555-6de2bcf8e767.jsonl"
+    )
+    assert sources[11]["session_id"] == "019c5211-61a2-7f99-9555-6de2bcf8e767"
+    assert [source["cli_version"] for source in sources] == ["0.46.0"] + ["0.98.0"] * 11
+    for source in sources:
+        data = (tmp_path / source["path"]).read_bytes()
+        assert len(data) == source["bytes"]
+        assert data.endswith(b"\n") == (source["ending"] != "torn-turn"), source["path"]
+        assert (b'"type":"compacted"' in data) == (source["family"] == "compaction"), source["path"]
+    assert builder["totals"] == {
+        "input_tokens": 7_296_300,
+        "cached_input_tokens": 6_415_872,
+        "output_tokens": 244_238,
+        "reasoning_output_tokens": 77_952,
+        "total_tokens": 7_540_538,
+        "responses": 318,
+    }
+    assert corpus.manifest_errors(tmp_path) == []
+    # sessaudit's own report: the verdicts, sessions, open runs, torn tails and usage the manifest says
+    report = json.loads(render_json(audit([str(tmp_path / "sessions")]).report))
+    assert [item for item in report["findings"] if item["severity"] == "error"] == []
+    assert report["summary"]["verdicts"] == {"clean": 10, "needs-recovery": 2}
+    assert corpus.disagreements(tmp_path, report) == []
+
+
+def test_codex_manifest_errors_name_a_grown_rollout_a_stray_file_and_a_broken_fork(tmp_path: Path) -> None:
+    manifest = _codex_corpus(tmp_path)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    grown, fork, parent = sources[2]["path"], sources[11]["path"], sources[10]["path"]
+    with (tmp_path / grown).open("ab") as stream:
+        stream.write(b"{}\n")
+    (tmp_path / "sessions" / "notes.txt").write_text("mine", encoding="utf-8")
+    assert corpus.manifest_errors(tmp_path) == [
+        "sessions/notes.txt: on disk, not in the manifest",
+        f"{grown}: bytes 111827 on disk, manifest: 111824",
+        "bytes: 1537416 on disk, the builder's manifest.json: 1537413",
+        "corpus.json: 12 files, 1537413 bytes",
+    ]
+    (tmp_path / "sessions" / "notes.txt").unlink()
+    with (tmp_path / grown).open("r+b") as stream:
+        stream.truncate(111_824)
+    # the fork now copies a session that is not in the corpus (same length: its bytes are as listed)
+    data = (tmp_path / fork).read_bytes()
+    elsewhere = "019c0000-0000-7000-8000-000000000000"
+    (tmp_path / fork).write_bytes(
+        data.replace(b"019c5208-e88b-70d3-9c33-88bf1d6675f7", elsewhere.encode(), 1)
+    )
+    assert corpus.manifest_errors(tmp_path) == [
+        f"{parent}: family 'long' on disk, manifest: 'fork'",
+        f"{fork}: parent '{elsewhere}' on disk, manifest: '019c5208-e88b-70d3-9c33-88bf1d6675f7'",
+        f"{fork}: family None on disk, manifest: 'fork'",
+        f"{fork}: copies {elsewhere}, not a session of the corpus",
+        "kinds: {'compaction': 1, 'doubled': 1, 'killed': 1, 'long': 5, 'subagent': 1, 'torn': 1} on disk, "
+        "the builder's manifest.json: {'compaction': 1, 'doubled': 1, 'fork': 1, 'killed': 1, 'long': 4, "
+        "'subagent': 1, 'torn': 1}",
+    ]
+
+
+def test_codex_disagreements_name_a_missing_open_run_torn_tail_and_token(tmp_path: Path) -> None:
+    manifest = _codex_corpus(tmp_path)
+    sources = manifest["sources"]
+    assert isinstance(sources, list)
+    report = json.loads(render_json(audit([str(tmp_path / "sessions")]).report))
+    by_path = {str(Path(item["path"]).resolve()): item for item in report["sources"]}
+    torn, killed, first = (by_path[str((tmp_path / sources[i]["path"]).resolve())] for i in (1, 6, 0))
+    (torn_session,) = torn["sessions"]
+    torn_session["torn_tail_bytes"] = 0
+    (killed_session,) = killed["sessions"]
+    for run in killed_session["runs"]:
+        run["state"] = "completed"
+    first["sessions"][0]["usage"]["output"] += 1
+    assert corpus.disagreements(tmp_path, report) == [
+        f"{sources[1]['path']}: torn tail not reported, manifest: ending torn-turn",
+        f"{sources[6]['path']}: 0 open run(s), manifest: ending killed",
+        "usage output: 244239 reported, the builder's totals: 244238",
+        "usage total: 7540539 reported, the builder's totals: 7540538",
     ]

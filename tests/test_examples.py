@@ -50,6 +50,7 @@ EXPECTED_VERDICTS = {
     "780c4b16a51059fa62b2bbd1": ("repairable", None),
     "half-pi.db": ("needs-recovery", "remote-run-in-flight"),  # a Half-Pi store
     "cb711eaa-47b3-4e47-92e7-": ("needs-recovery", "effect-unknown"),  # a Claude Code transcript
+    "rollout-2026-11-30T19-41": ("needs-recovery", "effect-unknown"),  # a Codex rollout
 }
 LEGACY_V1_EXAMPLE = "2026-11-29T20-25-07-234Z"
 

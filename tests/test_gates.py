@@ -34,9 +34,9 @@ def run(*arguments: str) -> Any:
 def test_a_gate_on_effects_of_unknown_outcome_ignores_warnings(corpus: Path) -> None:
     gate = ["--fail-on", "never", "--fail-on-condition", "effect-unknown"]
     failed = run(str(EXAMPLES), *gate)
-    assert failed.exit_code == 1  # Rivumi's, tiny-agent's and Claude Code's effect-unknown runs
+    assert failed.exit_code == 1  # Rivumi's, tiny-agent's, Claude Code's and Codex's effect-unknown runs
     lines = failed.stderr.splitlines()
-    assert len(lines) == 3 and all(line.endswith(": effect-unknown") for line in lines)
+    assert len(lines) == 4 and all(line.endswith(": effect-unknown") for line in lines)
     assert all(line.startswith("sessaudit: fails --fail-on-condition: ") for line in lines)
     # the Half-Pi example has warnings (run-left-open, permissions) but no effect of unknown outcome
     half_pi = str(EXAMPLES / "half-pi")

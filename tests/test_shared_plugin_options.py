@@ -185,7 +185,7 @@ def test_tiny_agent_and_claude_code_share_current(tmp_path: Path) -> None:
     current = write(tmp_path, "current.json", json.dumps(elsewhere))
     bad = write(tmp_path, "bad.json", json.dumps({"tools": {"name": "Bash"}}))
     (declared,) = [item for item in shared_options("verify") if item.flag == "--current"]
-    assert [plugin.name for plugin, _ in declared.declarations] == ["tiny-agent", "claude-code"]
+    assert [plugin.name for plugin, _ in declared.declarations] == ["tiny-agent", "claude-code", "codex"]
     result = runner.invoke(app, ["verify", str(session), "--current", str(current), "--format", "json"])
     refused = runner.invoke(app, ["verify", str(session), "--current", str(bad)])
     recovery = json.loads(result.stdout)["sources"][0]["sessions"][0]["runs"][0]["recovery"]
@@ -195,5 +195,6 @@ def test_tiny_agent_and_claude_code_share_current(tmp_path: Path) -> None:
         f"sessaudit: --current: not a tiny-agent configuration: {bad}: 3 problems: (the document): "
         "'configurationDigest' is a required property; (the document): 'environmentIdentity' is a required "
         f"property; /tools: expected array, found an object; not a Claude Code tool table: {bad}: /tools: "
-        "expected array, found an object\n"
+        f"expected array, found an object; not a Codex tool table: {bad}: /tools: expected array, found an "
+        "object\n"
     )

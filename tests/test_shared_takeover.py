@@ -73,10 +73,9 @@ def test_a_tally_file_goes_to_tallys_takeover_with_the_other_options(
         app, ["seed", str(path), "--native", "--run", "t/run", "--sequence", "1", "--output", str(out)]
     )
     assert (result.exit_code, result.stdout) == (0, "tally's own seed\n")
-    # --output is Claude Code's too: every declaring format parses it, each into its own key
-    assert tally.calls == [
-        (str(path), "t/run", 1, {"tally_output": str(out), "claude_code_output": str(out)})
-    ]
+    # --output is Claude Code's and Codex's too: every declaring format parses it, each into its own key
+    outputs = {"tally_output": str(out), "claude_code_output": str(out), "codex_output": str(out)}
+    assert tally.calls == [(str(path), "t/run", 1, outputs)]
 
 
 def test_the_answering_plugins_refusal_is_a_usage_error(tally: NativeTally, tmp_path: Path) -> None:
@@ -128,5 +127,6 @@ def test_one_option_and_both_helps_in_seed_help(tally: NativeTally) -> None:
     assert (
         "Rivumi: print the source system's own seed, byte for byte (Rivumi: its --fork-from-event). "
         "Claude Code: write a copy of the session that `claude --resume` can continue (needs --output). "
-        "Tally: print tally's own seed."
+        "Codex: write a copy of the rollout that `codex resume` can continue without running a call again "
+        "(needs --output). Tally: print tally's own seed."
     ) in said

@@ -1,9 +1,10 @@
-"""Tool replay policies for formats whose logs name tools but not their effects: a format's built-in table, and `--current FILE` overriding it for the tools the file names.
+"""Tool replay policies for formats whose logs name tools but not their effects: a format's built-in table,
+and `--current FILE` overriding it for the tools the file names.
 
 A `--current` file for such a format is one object with `tools: [{"name", "replay": "safe" | "never",
 ...}]` for every session, or a map from session id to such an object, validated by the format's schema
 with every problem located. Other keys are allowed, so another format's configuration whose tools have
-name and replay is such a file too. Each format keeps its own table, words and schema (`Tables`)."""
+name and replay is such a file too. Each format keeps its own table, its words for it and its schema."""
 
 from __future__ import annotations
 

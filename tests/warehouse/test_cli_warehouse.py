@@ -22,9 +22,9 @@ def test_load_then_load_again_then_change(tmp_path: Path) -> None:
     with inside(tmp_path):
         first = runner.invoke(app, ["load", "examples", "--db", "w.duckdb"])
         assert first.exit_code == 0, first.output
-        assert "loaded 10 source(s) into w.duckdb" in first.stdout and "facts 136" in first.stdout
+        assert "loaded 11 source(s) into w.duckdb" in first.stdout and "facts 168" in first.stdout
         again = runner.invoke(app, ["load", "examples", "--db", "w.duckdb"])
-        assert again.exit_code == 0 and "(0 new, 0 replaced, 10 unchanged)" in again.stdout
+        assert again.exit_code == 0 and "(0 new, 0 replaced, 11 unchanged)" in again.stdout
         legacy = sorted(Path("examples/tiny-agent/.tiny-agent/sessions").glob("2026-11-29*.jsonl"))[0]
         legacy.write_bytes(legacy.read_bytes().splitlines(keepends=True)[0])  # only the header is left
         changed = runner.invoke(app, ["load", "examples", "--db", "w.duckdb"])
@@ -98,9 +98,9 @@ def test_query_list_names_every_bundled_query_and_no_check(examples: Loaded) -> 
 def test_query_formats(examples: Loaded) -> None:
     base = ["query", "sessions-by-verdict", "--db", str(examples.db)]
     table = runner.invoke(app, base)
-    assert table.exit_code == 0 and table.stdout.startswith("format ") and table.stdout.endswith("(8 rows)\n")
+    assert table.exit_code == 0 and table.stdout.startswith("format ") and table.stdout.endswith("(9 rows)\n")
     rows = json.loads(runner.invoke(app, [*base, "--format", "json"]).stdout)
-    assert {"format": "tiny-agent", "verdict": "corrupt"}.items() <= rows[5].items()
+    assert {"format": "tiny-agent", "verdict": "corrupt"}.items() <= rows[6].items()
     csv = runner.invoke(app, [*base, "--format", "csv", "--param", "format=rivumi"]).stdout
     assert csv.splitlines()[0].startswith("format,verdict,sessions") and len(csv.splitlines()) == 3
     sql = runner.invoke(

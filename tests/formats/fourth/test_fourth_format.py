@@ -200,6 +200,7 @@ def test_the_entry_point_is_found_and_validated(tally_installed: Path) -> None:
         "rivumi",
         "half-pi",
         "claude-code",
+        "codex",
         "tally",
     )  # by first rule code
 
@@ -252,6 +253,7 @@ def test_formats_lists_tally_with_its_rule_range(tally_installed: Path) -> None:
         "rivumi",
         "half-pi",
         "claude-code",
+        "codex",
         "tally",
     ]
 

@@ -85,7 +85,7 @@ def test_seed_native_needs_a_source_with_a_native_seed(tmp_path: Path) -> None:
     (tmp_path / "notes.jsonl").write_bytes(b'{"kind":"header","version":2}\n')
     result = runner.invoke(app, ["seed", str(tmp_path / "notes.jsonl"), "--native"])
     assert result.exit_code == 2
-    assert "is no source of a format that takes seed --native (rivumi, claude-code)" in result.output
+    assert "is no source of a format that takes seed --native (rivumi, claude-code, codex)" in result.output
 
 
 def test_seed_native_picks_a_run_of_a_root_like_rivumi(tmp_path: Path) -> None:

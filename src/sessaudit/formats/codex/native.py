@@ -3,10 +3,12 @@ continue without running a side effect again (spec §7, docs/formats/codex.md §
 read.
 
 The new file holds every line of the original byte for byte up to and including the fork point's line (the
-open turn's last line, or line `--sequence N` of it; never a torn last line; an LF is added to a whole last
-line without one), then, for every call up to the fork point that has no output, in the order the calls
-were made, an output item of the call's kind whose text says the outcome is unknown and nothing was run
-again, then a `turn_aborted` event that ends the turn (seed/repair.py). Each added line is stamped 1 ms
+rollout's last whole line, or line `--sequence N` of an open turn; never a torn last line; an LF is added
+to a whole last line without one), then, for every call up to the fork point that has no output, in the
+order the calls were made, an output item of the call's kind whose text says the outcome is unknown and
+nothing was run again, then a `turn_aborted` event that ends the turn unless it is closed already
+(seed/repair.py). So turns completed after a resume are kept, and the calls a crash left open before them
+are answered at the end. Each added line is stamped 1 ms
 after the latest time already in the kept lines, so the same input always gives the same bytes and time
 never runs backwards. The session_meta is kept as it is: the copy is the same session, and replaces the
 original (kept elsewhere as evidence) under the original's name, where `codex resume` finds it.
@@ -74,9 +76,12 @@ def _repair(path: str, run: str | None, sequence: int | None, output: str) -> st
     chosen = _chosen_run(outcome, run, sequence, path)
     seed = chosen.recovery.seed if chosen.recovery is not None else None
     if seed is None or seed.fork_point.line is None:
-        at = f"line {sequence}" if sequence is not None else "its last line"
-        raise Refused(USAGE, f"turn {safe(chosen.run_id)} has no line {at}")
-    fork = seed.fork_point.line
+        at = f"line {sequence}" if sequence is not None else "last line to fork at"
+        raise Refused(USAGE, f"turn {safe(chosen.run_id)} has no {at}")
+    data = verified_bytes(real, outcome.files[0], file.read)
+    # without --sequence the whole file is kept: turns completed after a resume stay, their open calls
+    # answered at its end (Codex pairs outputs by call_id, spec §7)
+    fork = seed.fork_point.line if sequence is not None else _whole_lines(data, file)
     calls = open_calls(file.records, fork)
     if not calls:
         raise Refused(
@@ -84,10 +89,9 @@ def _repair(path: str, run: str | None, sequence: int | None, output: str) -> st
             f"nothing to repair in {safe(path)}: no call up to line {fork} lacks its output (turn "
             f"{safe(chosen.run_id)}, {seed.condition}); `codex resume` continues it as it is",
         )
-    data = verified_bytes(real, outcome.files[0], file.read)
     kept, end, total, torn = _kept(data, file, fork)
     latest = _latest(file.records, kept)
-    lines = repair_lines(calls, timestamp=None)
+    lines = repair_lines(file.records, calls, fork, timestamp=None)
     body = data[:end] + (b"" if data[:end].endswith(b"\n") else b"\n")
     for line in lines:
         latest += timedelta(milliseconds=1)
@@ -101,11 +105,17 @@ def _repair(path: str, run: str | None, sequence: int | None, output: str) -> st
         dropped.append(f"the lines after {kept} left out")
     notes = f" ({'; '.join(dropped)})" if dropped else ""
     count = len(calls)
+    closing = ", and a turn_aborted event" if len(lines) > count else ""
+    place = (
+        "put the copy in its place (same name) and continue with `codex resume`"
+        if kept == total
+        else "the copy forks the session at that line: resuming it in the original's place loses the lines "
+        "left out"
+    )
     return (
         f"wrote {safe(output)}: the first {kept} lines of {safe(path)} byte for byte{notes}, then an output "
         f"for {count} open call{'s' if count != 1 else ''} ({safe(names)}) saying the outcome is unknown, "
-        f"none run again, and a turn_aborted event; keep the original as evidence, put the copy in its place "
-        f"(same name) and continue with `codex resume`"
+        f"none run again{closing}; keep the original as evidence; {place}"
     )
 
 
@@ -133,6 +143,12 @@ def _chosen_run(outcome: SourceOutcome, run: str | None, sequence: int | None, p
 def _fork_line(run: Run) -> int | None:
     seed = run.recovery.seed if run.recovery is not None else None
     return seed.fork_point.line if seed is not None else None
+
+
+def _whole_lines(data: bytes, file: RolloutFile) -> int:
+    """The number of the file's last whole line (a torn last line is not one)."""
+    ends = data.count(b"\n")
+    return ends + 1 if file.records and file.records[-1].line > ends else ends
 
 
 def _kept(data: bytes, file: RolloutFile, fork: int) -> tuple[int, int, int, bool]:

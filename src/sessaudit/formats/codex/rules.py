@@ -168,7 +168,7 @@ CODEX_RULES: tuple[Rule, ...] = (
     ),
     _r(
         "SA813",
-        "timestamp-backwards",
+        "rollout-timestamp-backwards",
         W,
         None,
         "A line's timestamp is earlier than the line before it.",

@@ -4,9 +4,12 @@ A fork or a spawned sub-agent writes its own session_meta first, then its parent
 parent's session_meta and every token_count among them, re-stamped with the time of copying), then its own
 turns. The copy is exact when the parent's rollout is found in the same Codex home (read/layout.py
 `Rollouts`): the longest run of lines after the own session_meta equal, in type and payload, to the
-parent's lines from its first. Otherwise the copy ends where the burst of copy-time stamps ends: the first
-gap of more than BURST_GAP_MS between lines (spec §6, inferred; SA816 says so). A session_meta with the
-file's own id after the first, or one after the session's own lines began, is SA807."""
+parent's lines from its first, and past a copied line that differs from the parent's (SA817) the copy goes on
+to the last line of the copy-time burst that equals the parent's line at its place (so an edited line inside
+the copy neither ends it nor turns the rest of it into the session's own lines). Otherwise the copy ends
+where the burst of copy-time stamps ends: the first gap of more than BURST_GAP_MS between lines (spec §6,
+inferred; SA816 says so). A session_meta with the file's own id after the first, or one after the session's
+own lines began, is SA807."""
 
 from __future__ import annotations
 
@@ -129,7 +132,8 @@ def _copy(file: RolloutFile, start: int, parent_id: str, parent: RolloutFile | N
         ):
             matched += 1
         if matched:
-            return Copy(start, start + matched - 1, parent_id, "parent", parent.path)
+            end = _resumed_end(file, start, matched, parent, parent_id, into)
+            return Copy(start, end, parent_id, "parent", parent.path)
         into.findings.append(
             finding(
                 "SA817",
@@ -139,14 +143,7 @@ def _copy(file: RolloutFile, start: int, parent_id: str, parent: RolloutFile | N
                 evidence={"parent_id": parent_id, "parent": parent.path},
             )
         )
-    end = start
-    previous = _ms(records[start])
-    while end + 1 < len(records):
-        moment = _ms(records[end + 1])
-        if moment is None or previous is None or moment - previous > BURST_GAP_MS:
-            break
-        previous = moment
-        end += 1
+    end = _burst_end(records, start)
     if parent is None:
         into.findings.append(
             finding(
@@ -159,6 +156,51 @@ def _copy(file: RolloutFile, start: int, parent_id: str, parent: RolloutFile | N
             )
         )
     return Copy(start, end, parent_id, "burst")
+
+
+def _burst_end(records: list[Record], start: int) -> int:
+    """The index of the last line of the burst of copy-time stamps that begins at `start`."""
+    end = start
+    previous = _ms(records[start])
+    while end + 1 < len(records):
+        moment = _ms(records[end + 1])
+        if moment is None or previous is None or moment - previous > BURST_GAP_MS:
+            break
+        previous = moment
+        end += 1
+    return end
+
+
+def _resumed_end(
+    file: RolloutFile, start: int, matched: int, parent: RolloutFile, parent_id: str, into: Segments
+) -> int:
+    """The copy's last index when its first `matched` lines equal the parent's: past them, the last line of
+    the copy-time burst equal to the parent's line at its place (SA817 names the first line that differs
+    before it), else the end of the matched lines."""
+    records = file.records
+    within = min(_burst_end(records, start) - start + 1, len(parent.records))
+    again = [i for i in range(matched + 1, within) if _same(records[start + i], parent.records[i])]
+    if not again:
+        return start + matched - 1
+    differing = [i for i in range(matched, again[-1]) if not _same(records[start + i], parent.records[i])]
+    first = records[start + matched]
+    shown = ", ".join(str(records[start + i].line) for i in differing)
+    into.findings.append(
+        finding(
+            "SA817",
+            f"line {first.line}: the copied history differs from the parent rollout {parent.path} at its "
+            f"line {parent.records[matched].line} (copied lines differing: {shown}; the copy goes on to line "
+            f"{records[start + again[-1]].line})",
+            **first.where("/payload"),
+            evidence={
+                "parent_id": parent_id,
+                "parent": parent.path,
+                "parent_line": parent.records[matched].line,
+                "differing_lines": [records[start + i].line for i in differing],
+            },
+        )
+    )
+    return start + again[-1]
 
 
 def parent_path_shown(path: str, real_path: str, parent_real: str) -> str:

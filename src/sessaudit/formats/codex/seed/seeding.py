@@ -115,7 +115,7 @@ def seeded(
         pending_effects=recovery.pending_effects,
         replay=_replay(recovery, fork) if seed_kind == "replay" else None,
         context=SeedContext(messages=history_at(records, fork.line)),
-        next_facts=repair_lines(calls, timestamp=TIMESTAMP),
+        next_facts=repair_lines(records, calls, fork.line, timestamp=TIMESTAMP),
         assumes=recovery.assumes,
         warnings=warnings,
     )

@@ -23,6 +23,13 @@ stays bounded: the tiny-agent builder writes each line as it is made and remembe
   families), an interrupted tool call, an API error line, a `/compact` past 1 MB; about one family in seven
   is resumed (`--resume`: a second session file replaying the first). A source is a session file (its
   sub-agent files with it, as `sessaudit verify` reports them); corpus.json lists each one's files.
+- `codex`: a Codex home `DIR/` written by the project's `build_corpus` (formats/codex/build/corpus.py):
+  `DIR/sessions/YYYY/MM/DD/rollout-*.jsonl` families of long sessions, doubled token counts (0.46.0),
+  compactions, forks and spawned sub-agents (each a second rollout copying its parent's lines), killed
+  and torn sessions, in the builder's own mixture (no `--sessions`, no `--crash-every`), with the
+  builder's `DIR/manifest.json` (files, bytes, families, kinds, usage totals). A source is a rollout;
+  corpus.json lists each with its session id, role, parent, family kind and ending, read back from its
+  bytes, and `manifest_errors` checks them, and the builder's counts, against the files on disk.
 
 Every `--crash-every`-th source (default 50; 0: none) ends in a crash, cycling through the format's
 endings (tiny-agent: torn tail, open tool call, open model request; Rivumi: tool started, manifest one
@@ -55,6 +62,8 @@ from sessaudit.formats.claude_code.build.lines import dump_line
 from sessaudit.formats.claude_code.build.parts import Call as ClaudeCall
 from sessaudit.formats.claude_code.build.parts import Streaming, Text, Thinking, ToolUse, Usage
 from sessaudit.formats.claude_code.build.transcript import TranscriptBuilder
+from sessaudit.formats.codex.build.corpus import build_corpus as build_codex_corpus
+from sessaudit.formats.codex.build.manifest import MANIFEST_NAME as CODEX_MANIFEST_NAME
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.build.parts import Crash, CrashMode, Killed
@@ -65,13 +74,14 @@ from sessaudit.formats.tiny_agent.build.machinery import session_file_name
 from sessaudit.formats.tiny_agent.build.session import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
 
 # "tiny-agent-dense": tiny-agent sessions with short contents (the most state per byte)
-FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi", "claude-code")
+FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi", "claude-code", "codex")
 ENDINGS: Final = {
     "tiny-agent": ("torn-tail", "open-tool", "open-model"),
     "tiny-agent-dense": ("torn-tail", "open-tool", "open-model"),
     "rivumi": ("tool-started", "manifest-ahead", "model-requested"),
     "half-pi": ("unanswered-request",),
     "claude-code": ("dangling-tool", "torn-result", "torn-prompt"),
+    "codex": ("killed", "torn-turn"),  # the builder's own mixture: --crash-every does not choose them
 }
 # the verdict `sessaudit verify` must give a source with each ending (corpus.json says it per source)
 EXPECTED_VERDICT: Final = {
@@ -86,6 +96,8 @@ EXPECTED_VERDICT: Final = {
     "dangling-tool": "needs-recovery",  # a Bash tool_use with no result: its effect is unknown
     "torn-result": "needs-recovery",  # the result line is cut: its call has no result either
     "torn-prompt": "repairable",  # only a typed prompt is cut, after a finished turn: nothing open
+    "killed": "needs-recovery",  # Codex: killed while a shell call ran (no output): its turn is open
+    "torn-turn": "needs-recovery",  # Codex: the last line of an unfinished turn is cut: the turn is open
 }
 MANIFEST: Final = "corpus.json"
 KIB: Final = 1024
@@ -197,7 +209,8 @@ class Source:
     bytes: int
     ending: str  # "clean" or one of ENDINGS[format]
     files: list[tuple[str, int]] = field(default_factory=list)  # Claude Code: every file, its bytes
-    extra: dict[str, object] = field(default_factory=dict)  # Claude Code: resumed_from, subagents
+    # Claude Code: resumed_from, subagents; Codex: session_id, role, parent, family, cli_version, compacted
+    extra: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -207,6 +220,7 @@ class Corpus:
     size: int
     root: Path
     sources: list[Source] = field(default_factory=list)
+    extra: dict[str, object] = field(default_factory=dict)  # Codex: files, families, the builder's totals
 
     @property
     def total_bytes(self) -> int:
@@ -225,6 +239,7 @@ class Corpus:
             "size": self.size,
             "total_bytes": self.total_bytes,
             **counts,
+            **self.extra,
             "sources": [
                 {
                     "path": source.path,
@@ -730,6 +745,246 @@ def claude_code_family(
     return sources
 
 
+# --- Codex ----------------------------------------------------------------------------------------------
+# The builder's own manifest beside the rollouts (its totals: what the corpus holds, tallied while it wrote)
+CODEX_MANIFEST: Final = CODEX_MANIFEST_NAME
+_ROLLOUT_PATH: Final = re.compile(
+    r"sessions/(\d{4})/(\d{2})/(\d{2})/rollout-(\d{4})-(\d{2})-(\d{2})T\d{2}-\d{2}-\d{2}-"
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl"
+)
+_CALLS: Final = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
+_OUTPUTS: Final = frozenset({"function_call_output", "custom_tool_call_output"})
+DOUBLED_CLI_VERSION: Final = "0.46.0"  # the builder's doubled-token-count sessions (and only they) say it
+
+
+def codex_rollout(out: Path, path: Path) -> dict[str, object]:
+    """What one rollout is, read from its bytes alone: its session id (its first line's session_meta; the
+    file's name must carry it), its role (`fork`: `forked_from_id`; `subagent`: a `thread_spawn` source;
+    else `root`) and the session it copies, its `cli_version`, whether it holds a compaction, and its
+    ending: `torn-turn` (the last line cut: no final newline), `killed` (a tool call with no output on
+    disk), else `clean`."""
+    relative = path.relative_to(out).as_posix()
+    data = path.read_bytes()
+    complete = data.split(b"\n")[:-1]  # a torn last line (no newline) is left out
+    fact: dict[str, object] = {"path": relative, "bytes": len(data), "errors": []}
+    errors: list[str] = []
+    named = _ROLLOUT_PATH.fullmatch(relative)
+    if named is None or named.group(1, 2, 3) != named.group(4, 5, 6):
+        errors.append("not named sessions/YYYY/MM/DD/rollout-<that day>T<time>-<uuid>.jsonl")
+    try:
+        first = json.loads(complete[0]) if complete else None
+    except ValueError:
+        first = None
+    meta = first.get("payload") if isinstance(first, dict) and first.get("type") == "session_meta" else None
+    if not isinstance(meta, dict):
+        fact["errors"] = [*errors, "its first line is not a session_meta"]
+        return fact
+    source = meta.get("source")
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+    if meta.get("forked_from_id"):
+        fact.update(role="fork", parent=meta["forked_from_id"])
+    elif isinstance(spawn, dict):
+        fact.update(role="subagent", parent=spawn.get("parent_thread_id"))
+    else:
+        fact.update(role="root", parent=None)
+    fact["session_id"] = meta.get("id")
+    if named is not None and named.group(7) != meta.get("id"):
+        errors.append(f"named {named.group(7)}, its session_meta says {meta.get('id')}")
+    fact["cli_version"] = meta.get("cli_version")
+    calls: set[str] = set()
+    answered: set[str] = set()
+    compacted = False
+    for raw in complete[1:]:
+        record = json.loads(raw)
+        compacted = compacted or record.get("type") == "compacted"
+        payload = record.get("payload")
+        if record.get("type") == "response_item" and isinstance(payload, dict):
+            kind = payload.get("type")
+            if kind in _CALLS:
+                calls.add(str(payload.get("call_id")))
+            elif kind in _OUTPUTS:
+                answered.add(str(payload.get("call_id")))
+    fact["compacted"] = compacted
+    torn = not data.endswith(b"\n")
+    fact["ending"] = "torn-turn" if torn else ("killed" if calls - answered else "clean")
+    fact["errors"] = errors
+    return fact
+
+
+def _codex_family(fact: dict[str, object], children: dict[str, str]) -> str:
+    """The builder's kind of the family a root rollout heads (bench: the `kinds` of its manifest)."""
+    session_id = str(fact["session_id"])
+    if session_id in children:
+        return children[session_id]  # "fork" or "subagent": the parent of one
+    if fact["cli_version"] == DOUBLED_CLI_VERSION:
+        return "doubled"
+    if fact["compacted"]:
+        return "compaction"
+    return {"torn-turn": "torn", "killed": "killed"}.get(str(fact["ending"]), "long")
+
+
+def codex_facts(out: Path) -> list[dict[str, object]]:
+    """Every rollout below `out/sessions`, read (codex_rollout), with the kind of its family."""
+    facts = [codex_rollout(out, path) for path in sorted((out / "sessions").rglob("*.jsonl"))]
+    children = {str(fact["parent"]): str(fact["role"]) for fact in facts if fact.get("role") != "root"}
+    by_id = {str(fact.get("session_id")): fact for fact in facts}
+    for fact in facts:
+        if "role" not in fact:
+            continue
+        head = by_id.get(str(fact["parent"])) if fact["role"] != "root" else fact
+        fact["family"] = None if head is None else _codex_family(head, children)
+    return facts
+
+
+def codex_corpus(out: Path, size: int, seed: int) -> Corpus:
+    """A Codex home in `out` written by the project's `build_corpus` (sessions/YYYY/MM/DD/rollout-*.jsonl,
+    its manifest.json beside them): one source per rollout, each with its session id, role, the session
+    it copies, its family's kind and its ending, read back from the files (codex_rollout)."""
+    built = build_codex_corpus(out, size, seed=seed)
+    truth = built["corpus"]
+    assert isinstance(truth, dict)
+    corpus = Corpus("codex", seed, size, out)
+    facts = codex_facts(out)
+    for fact in facts:
+        errors = fact.pop("errors")
+        assert isinstance(errors, list)
+        if errors or "family" not in fact:
+            raise RuntimeError(f"{fact['path']}: {'; '.join(map(str, errors))}")
+        path, size_, ending = str(fact.pop("path")), int(str(fact.pop("bytes"))), str(fact.pop("ending"))
+        corpus.sources.append(Source(path, size_, ending, extra=fact))
+    corpus.extra = {"files": len(facts), "families": truth["families"], "builder": truth}
+    return corpus
+
+
+def codex_manifest_errors(out: Path, manifest: dict[str, object]) -> list[str]:
+    """Where a Codex corpus contradicts corpus.json or the builder's manifest.json: every rollout on disk
+    listed with its bytes and nothing else beside them; each one's name, session id, role, parent, family
+    and ending (read again from its bytes) as listed; the files, bytes, families and each kind of family
+    the builder tallied; every fork and sub-agent copying a session of the corpus; and a total that
+    passed the size asked by less than one family (the builder stops at the first family to reach it)."""
+    found: list[str] = []
+    sources = manifest["sources"]
+    builder = manifest.get("builder")
+    assert isinstance(sources, list) and isinstance(builder, dict)
+    listed = {str(source["path"]): source for source in sources}
+    facts = codex_facts(out)
+    on_disk = {str(fact["path"]): fact for fact in facts}
+    others = sorted(
+        path.relative_to(out).as_posix()
+        for path in out.rglob("*")
+        if path.is_file() and path.relative_to(out).as_posix() not in {MANIFEST, CODEX_MANIFEST, *on_disk}
+    )
+    found += [f"{path}: on disk, not in the manifest" for path in others]
+    keys = ("bytes", "session_id", "role", "parent", "family", "ending", "cli_version", "compacted")
+    for path, fact in on_disk.items():
+        errors = fact["errors"]
+        assert isinstance(errors, list)
+        found += [f"{path}: {error}" for error in errors]
+        source = listed.get(path)
+        if source is None:
+            found.append(f"{path}: on disk, not in the manifest")
+            continue
+        for key in keys:
+            if fact.get(key) != source.get(key):
+                found.append(f"{path}: {key} {fact.get(key)!r} on disk, manifest: {source.get(key)!r}")
+    found += [f"{path}: listed, not on disk" for path in sorted(set(listed) - set(on_disk))]
+    ids = {fact.get("session_id") for fact in facts}
+    found += [
+        f"{fact['path']}: copies {fact['parent']}, not a session of the corpus"
+        for fact in facts
+        if fact.get("role") not in (None, "root") and fact["parent"] not in ids
+    ]
+    total = sum(int(str(fact["bytes"])) for fact in facts)
+    roots = [fact for fact in facts if fact.get("role") == "root"]
+    kinds: dict[str, int] = {}
+    for fact in roots:
+        kinds[str(fact.get("family"))] = kinds.get(str(fact.get("family")), 0) + 1
+    measured = {
+        "files": len(facts),
+        "bytes": total,
+        "families": len(roots),
+        "kinds": dict(sorted(kinds.items())),
+    }
+    for key, value in measured.items():
+        if builder.get(key) != value:
+            found.append(f"{key}: {value} on disk, the builder's manifest.json: {builder.get(key)}")
+    if manifest.get("total_bytes") != total or manifest.get("files") != len(facts):
+        found.append(f"corpus.json: {manifest.get('files')} files, {manifest.get('total_bytes')} bytes")
+    family_bytes: dict[str, int] = {}
+    for fact in facts:
+        head = str(fact["session_id"] if fact.get("role") == "root" else fact.get("parent"))
+        family_bytes[head] = family_bytes.get(head, 0) + int(str(fact["bytes"]))
+    asked = manifest["size"]
+    assert isinstance(asked, int)
+    if not asked <= total < asked + max(family_bytes.values(), default=1):
+        found.append(f"total_bytes {total}: not past the size asked, {asked}, by less than one family")
+    return found
+
+
+def codex_report_errors(manifest: dict[str, object], out: Path, report: dict[str, object]) -> list[str]:
+    """Where a `sessaudit verify --format json` report on a Codex corpus contradicts its manifest beyond
+    the verdicts: each rollout reported as one session with the session id listed, one open run in each
+    crashed rollout (killed, torn-turn) and none elsewhere, a torn tail exactly in the torn ones, nothing
+    skipped, and the usage summed over every session exactly the builder's totals (its own responses'
+    usage, each counted once: copies in forks and sub-agents are not usage)."""
+    sources = manifest["sources"]
+    builder = manifest.get("builder")
+    reported = report.get("sources")
+    assert isinstance(sources, list) and isinstance(builder, dict) and isinstance(reported, list)
+    by_path = {Path(item["path"]).resolve(): item for item in reported}
+    found: list[str] = []
+    for source in sources:
+        item = by_path.get((out / source["path"]).resolve())
+        if item is None:
+            continue  # disagreements says so
+        sessions = item.get("sessions", [])
+        ids = [session.get("session_id") for session in sessions]
+        if item.get("format") != "codex" or ids != [source["session_id"]]:
+            found.append(
+                f"{source['path']}: {item.get('format')} session(s) {ids}, manifest: {source['session_id']}"
+            )
+        runs = sum(run.get("state") == "open" for session in sessions for run in session.get("runs", []))
+        if runs != (source["ending"] != "clean"):
+            found.append(f"{source['path']}: {runs} open run(s), manifest: ending {source['ending']}")
+        torn = any(session.get("torn_tail_bytes") for session in sessions)
+        if torn != (source["ending"] == "torn-turn"):
+            found.append(
+                f"{source['path']}: torn tail {'reported' if torn else 'not reported'}, "
+                f"manifest: ending {source['ending']}"
+            )
+    if report.get("skipped"):
+        found.append(f"skipped: {report.get('skipped')}")
+    usage = {"input_total": 0, "cache_read": 0, "output": 0, "reasoning": 0, "responses": 0}
+    for item in reported:
+        for session in item.get("sessions", []):
+            for key in ("input_total", "cache_read", "output"):
+                usage[key] += int(session.get("usage", {}).get(key) or 0)
+            ledger = session.get("native", {}).get("ledger", {})
+            usage["reasoning"] += int(ledger.get("reasoning_output_tokens") or 0)
+            usage["responses"] += int(ledger.get("calls") or 0)
+    totals = builder["totals"]
+    assert isinstance(totals, dict)
+    expected = {
+        "input_total": totals["input_tokens"],
+        "cache_read": totals["cached_input_tokens"],
+        "output": totals["output_tokens"],
+        "reasoning": totals["reasoning_output_tokens"],
+        "responses": totals["responses"],
+    }
+    found += [
+        f"usage {key}: {usage[key]} reported, the builder's totals: {value}"
+        for key, value in expected.items()
+        if usage[key] != value
+    ]
+    if usage["input_total"] + usage["output"] != totals["total_tokens"]:
+        found.append(
+            f"usage total: {usage['input_total'] + usage['output']} reported, "
+            f"the builder's totals: {totals['total_tokens']}"
+        )
+    return found
+
+
 WRITERS: Final[dict[str, Callable[[Path, int, int, int, TextPool, str], Path]]] = {
     "tiny-agent": tiny_agent_source,
     "tiny-agent-dense": dense_tiny_agent_source,
@@ -744,6 +999,7 @@ def source_folder(out: Path, format_name: str) -> Path:
         "rivumi": "runs",
         "half-pi": ".",
         "claude-code": "projects",
+        "codex": "sessions",
     }
     return out / folders[format_name.removesuffix("-dense")]
 
@@ -794,15 +1050,25 @@ def generate(
     *,
     seed: int = 1,
     sessions: int | None = None,
-    crash_every: int = 50,
+    crash_every: int | None = None,
     workers: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> Corpus:
-    """Write a corpus of about `size` bytes into the empty or new folder `out`; returns its manifest."""
+    """Write a corpus of about `size` bytes into the empty or new folder `out`; returns its manifest.
+    `crash_every` defaults to 50; a Codex corpus is the builder's own mixture (`build_corpus`, one process:
+    ~10 MB/s), so `sessions` and `crash_every` are refused for it."""
     if format_name not in FORMATS:
         raise ValueError(f"unknown format {format_name!r}; choose one of {', '.join(FORMATS)}")
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty; the corpus goes into a new or empty folder")
+    if format_name == "codex":
+        if sessions is not None or crash_every is not None:
+            raise ValueError("a codex corpus is the builder's own mixture: no --sessions or --crash-every")
+        (out / "sessions").mkdir(parents=True, exist_ok=True)
+        corpus = codex_corpus(out, size, seed)
+        (out / MANIFEST).write_text(json.dumps(corpus.manifest(), indent=1) + "\n", encoding="utf-8")
+        return corpus
+    crash_every = 50 if crash_every is None else crash_every
     per_default = {"rivumi": RIVUMI_RUN_BYTES, "claude-code": CLAUDE_CODE_FAMILY_BYTES}
     count = (
         sessions
@@ -852,8 +1118,10 @@ def disagreements(out: Path, report: dict[str, object]) -> list[str]:
     """Where a `sessaudit verify --format json` report on the corpus in `out` contradicts its manifest:
     every source must be reported once, with the verdict its manifest entry says, and, where the entry
     lists its files (Claude Code), with those transcript files (the session's and its sub-agents') and no
-    other (none: the corpus is what corpus.json claims, so a benchmark on it measured the work it claims)."""
-    sources = load_manifest(out)["sources"]
+    other (none: the corpus is what corpus.json claims, so a benchmark on it measured the work it claims);
+    for a Codex corpus also its sessions, open runs, torn tails and usage totals (codex_report_errors)."""
+    manifest = load_manifest(out)
+    sources = manifest["sources"]
     reported = report.get("sources")
     assert isinstance(sources, list) and isinstance(reported, list)
     verdicts: dict[Path, list[str]] = {}
@@ -886,14 +1154,19 @@ def disagreements(out: Path, report: dict[str, object]) -> list[str]:
                     f"manifest: {len(listed)}"
                 )
     found += [f"{path}: reported, not in the manifest" for path in sorted(verdicts)]
+    if manifest.get("format") == "codex":
+        found += codex_report_errors(manifest, out, report)
     return found
 
 
 def manifest_errors(out: Path, tolerance: float = 0.05) -> list[str]:
     """Where the files on disk contradict a manifest that lists each source's files (Claude Code): a
     listed file missing or of another size, a file in the corpus that no source lists, the counts and
-    totals, and a total more than `tolerance` away from the size asked for. Empty for other manifests."""
+    totals, and a total more than `tolerance` away from the size asked for; for a Codex corpus,
+    codex_manifest_errors (its own size rule: `tolerance` is not used). Empty for other manifests."""
     manifest = load_manifest(out)
+    if manifest.get("format") == "codex":
+        return codex_manifest_errors(out, manifest)
     sources = manifest["sources"]
     assert isinstance(sources, list)
     if not any("files" in source for source in sources):
@@ -942,7 +1215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="sources to split the size over (default: 1; Rivumi: ~64 KB runs)",
     )
     parser.add_argument(
-        "--crash-every", type=int, default=50, help="every K-th source ends in a crash (0: none)"
+        "--crash-every",
+        type=int,
+        default=None,
+        help="every K-th source ends in a crash (default 50; 0: none; not for codex)",
     )
     parser.add_argument(
         "--workers",

@@ -1,8 +1,9 @@
 """The benchmark: sessaudit's speed and memory against reading the bytes, DuckDB and jq, on the same files.
 
     python bench/run.py [--quick] [--sizes 1MB,10MB,100MB,1GB]
-                        [--scenarios single,dense,corpus,rivumi,half-pi,claude-code]
-                        [--claude-code-size 100MB] [--repeat 3] [--corpus-dir bench/.corpus]
+                        [--scenarios single,dense,corpus,rivumi,half-pi,claude-code,codex]
+                        [--claude-code-size 100MB] [--codex-size 100MB] [--repeat 3]
+                        [--corpus-dir bench/.corpus]
                         [--results bench/RESULTS.md] [--seed 1] [--update]
 
 Corpora come from `bench/corpus.py` and are cached under `--corpus-dir` (reused when the same size, sessions
@@ -10,7 +11,11 @@ and seed were generated before by the same generator version), and checked: the 
 each scenario writes its JSON report to a file (every other run to /dev/null), and the benchmark stops,
 writing nothing, unless every source has the verdict corpus.json gives it (and, for a Claude Code corpus, is
 reported with the transcript files corpus.json lists, every file on disk is listed with its size, and the
-total is within 5% of the size asked: `corpus.manifest_errors`, checked before anything runs). Each
+total is within 5% of the size asked: `corpus.manifest_errors`, checked before anything runs; for a Codex
+corpus, every rollout on disk is listed with its bytes, session id, role, parent, family kind and ending,
+the builder's manifest.json has its files, bytes, families and kinds, and the report has each rollout as
+one session of that id, one open run in each killed or torn one and none elsewhere, and the builder's
+usage totals to the token: `corpus.codex_manifest_errors`, `corpus.codex_report_errors`). Each
 scenario's commands run in one interleaved loop, `--repeat` times, each in its own process; a command's time
 is its **best** wall-clock time (the least disturbed run on a shared machine; the median is shown too) and
 its peak RSS the highest of `ru_maxrss` (`os.wait4`) and the summed VmRSS of its process tree, sampled every
@@ -31,7 +36,11 @@ Scenarios: `single` (one tiny-agent session per `--sizes`), `dense` (dense tiny-
 (1,000 tiny-agent sessions totalling the largest size), `rivumi` (a run root) and `half-pi` (one store) at a
 moderate size, `claude-code` (a Claude Code `projects/` tree of ~500 KB session families, sub-agents,
 resumes and a few crashed sessions, `--claude-code-size`, default 100 MB; the same reference commands as
-the tiny-agent scenarios, its verify target the `projects/` folder). `--quick` uses small sizes (a full
+the tiny-agent scenarios, its verify target the `projects/` folder), `codex` (a Codex home of
+`sessions/YYYY/MM/DD/rollout-*.jsonl` written by the project's `build_corpus`: long sessions, doubled token
+counts, compactions, forks, spawned sub-agents, killed and torn sessions, `--codex-size`, default 100 MB;
+the same reference commands over the rollouts, its verify target the `sessions/` folder; its cache key
+includes a digest of the builder's code). `--quick` uses small sizes (a full
 run-through in under a minute) and writes `bench/.corpus/RESULTS-quick.md` unless `--results` is given,
 so it never replaces the committed results.
 
@@ -44,6 +53,8 @@ and by which command it was measured. Without it the file is rewritten whole fro
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.util
 import json
 import os
 import platform
@@ -66,7 +77,10 @@ import corpus as corpus_module  # bench/corpus.py, beside this file
 BENCH: Final = Path(__file__).resolve().parent
 GENERATOR_VERSION: Final = 3  # bump when corpus.py writes different bytes, so cached corpora are rebuilt
 # a format's own generator version, bumped for its changes alone (the others' caches stay valid)
-FORMAT_VERSIONS: Final = {"claude-code": 1}
+FORMAT_VERSIONS: Final = {"claude-code": 1, "codex": 1}
+# formats whose corpus is written by a builder in src/ (not by bench/corpus.py): its code's digest is in
+# the cache key too, so a change to the builder regenerates the corpus
+BUILDERS: Final = {"codex": "sessaudit.formats.codex.build"}
 MIB: Final = 1024 * 1024
 DUCKDB_OPTIONS: Final = "format='newline_delimited', ignore_errors=true, maximum_object_size=1073741824"
 DUCKDB_SCRIPT: Final = """
@@ -105,6 +119,7 @@ FULL: Final = {
     "dense": "50MB,200MB",  # two sizes: the growth between them is extrapolated to 1 GB
     "repeat": 3,
     "claude_code": "100MB",
+    "codex": "100MB",
 }
 QUICK: Final = {
     "sizes": "1MB,10MB",
@@ -113,8 +128,9 @@ QUICK: Final = {
     "dense": "1MB",
     "repeat": 1,
     "claude_code": "2MB",
+    "codex": "2MB",
 }
-SCENARIOS: Final = ("single", "dense", "corpus", "rivumi", "half-pi", "claude-code")
+SCENARIOS: Final = ("single", "dense", "corpus", "rivumi", "half-pi", "claude-code", "codex")
 
 
 @dataclass
@@ -250,7 +266,21 @@ def corpus_path(directory: Path, scenario: Scenario, seed: int) -> Path:
     version = f"{GENERATOR_VERSION}" + (
         f".{FORMAT_VERSIONS[scenario.format]}" if scenario.format in FORMAT_VERSIONS else ""
     )
+    if scenario.format in BUILDERS:
+        version += f"-{builder_digest(BUILDERS[scenario.format])}"
     return directory / f"{scenario.format}-{size}-{sessions}x-seed{seed}-v{version}"
+
+
+def builder_digest(package: str) -> str:
+    """The first 10 hex digits of the SHA-256 of a builder package's .py files (names and bytes)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"run.py: the corpus builder {package} is not installed")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*.py")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:10]
 
 
 def ensure_corpus(directory: Path, scenario: Scenario, seed: int, say: Callable[[str], None]) -> Path:
@@ -286,6 +316,8 @@ def ensure_corpus(directory: Path, scenario: Scenario, seed: int, say: Callable[
     scenario.bytes = total
     if scenario.format == "claude-code":
         scenario.notes = [describe_claude_code(manifest)]
+    if scenario.format == "codex":
+        scenario.notes = [describe_codex(manifest)]
     return target
 
 
@@ -324,6 +356,31 @@ def describe_claude_code(manifest: dict[str, object]) -> str:
     )
 
 
+def describe_codex(manifest: dict[str, object]) -> str:
+    """What a Codex corpus is, from its (checked) manifest: families by kind, rollouts, crashes."""
+    sources, builder = manifest["sources"], manifest["builder"]
+    assert isinstance(sources, list) and isinstance(builder, dict)
+    kinds = builder["kinds"]
+    totals = builder["totals"]
+    assert isinstance(kinds, dict) and isinstance(totals, dict)
+    roles = {role: sum(source["role"] == role for source in sources) for role in ("fork", "subagent")}
+    endings = {
+        ending: sum(source["ending"] == ending for source in sources) for ending in ("killed", "torn-turn")
+    }
+    crashed = sum(endings.values())
+    mixture = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
+    return (
+        f"The corpus: {len(sources)} rollouts in {builder['families']} families ({mixture}), written by the "
+        f"project's Codex `build_corpus`: the {roles['fork']} fork and {roles['subagent']} spawned sub-agent "
+        "rollouts each replay their parent's lines before their own turns; a doubled family is a 0.46.0 "
+        f"session logging each token count twice. {totals['responses']:,} model responses, "
+        f"{totals['total_tokens']:,} tokens (each counted once: copies are not usage). Crashed: {crashed} of "
+        f"{len(sources)} rollouts ({crashed / max(len(sources), 1):.1%}: {endings['killed']} killed during "
+        f"a shell call, {endings['torn-turn']} with a torn last line), each with one open turn; the others "
+        "clean."
+    )
+
+
 def jsonl_files(root: Path, manifest: dict[str, object]) -> list[str]:
     sources = manifest["sources"]
     assert isinstance(sources, list)
@@ -331,9 +388,9 @@ def jsonl_files(root: Path, manifest: dict[str, object]) -> list[str]:
 
 
 def all_files(root: Path) -> list[str]:
-    return sorted(
-        str(path) for path in root.rglob("*") if path.is_file() and path.name != corpus_module.MANIFEST
-    )
+    """The corpus' files, without corpus.json and a builder's manifest.json beside it."""
+    manifests = {root / corpus_module.MANIFEST, root / corpus_module.CODEX_MANIFEST}
+    return sorted(str(path) for path in root.rglob("*") if path.is_file() and path not in manifests)
 
 
 def jq_command(root: Path, files: list[str]) -> dict[str, Callable[[int], list[str]]]:
@@ -356,7 +413,7 @@ def commands(
     tiny_agent = scenario.format.startswith("tiny-agent")  # a dense corpus too
     if tiny_agent and scenario.sources == 1:
         target = jsonl_files(root, corpus_module.load_manifest(root))[0]
-    references = tiny_agent or scenario.format == "claude-code"  # JSONL: the same reference commands
+    references = tiny_agent or scenario.format in ("claude-code", "codex")  # JSONL: the same references
     files = all_files(root)
     table: dict[str, Callable[[int], list[str]]] = {}
     if scenario.name.startswith("single"):  # what every command below pays before reading a byte
@@ -509,7 +566,7 @@ def scenario_table(scenario: Scenario, measured: str = "") -> list[str]:
             f"{_number(scenario.ratio(name), 2)} | "
             f"{codes} |"
         )
-    bound = cpu_bound(scenario) if scenario.format == "claude-code" else ""
+    bound = cpu_bound(scenario) if scenario.format in ("claude-code", "codex") else ""
     return [*lines, "", *([bound, ""] if bound else [])]
 
 
@@ -524,11 +581,15 @@ def cpu_bound(scenario: Scenario) -> str:
         for command in (VERIFY, LOAD)
         if command in scenario.results
     ]
+    profiled = (
+        ' (a cProfile of `verify` on this corpus: bench/PROFILE.md, "Claude Code corpus")'
+        if scenario.format == "claude-code"
+        else ""
+    )
     return (
         f"What bounds it: CPython's parse floor (`orjson.loads` per line, nothing checked) runs at "
         f"{floor:.2f}x DuckDB parse-only here; against the floor's CPU time, {' and '.join(mine)}: the "
-        "per-record work written in Python (a cProfile of `verify` on this corpus: bench/PROFILE.md, "
-        '"Claude Code corpus").'
+        f"per-record work written in Python{profiled}."
     )
 
 
@@ -863,6 +924,11 @@ def build_scenarios(arguments: argparse.Namespace, defaults: dict[str, object]) 
         label = corpus_module.format_size(size)
         title = f"Claude Code projects tree, {label} (~500 KB session families)"
         found.append(Scenario("claude-code", title, "claude-code", size, None))
+    if "codex" in wanted:
+        size = corpus_module.parse_size(arguments.codex_size or str(defaults["codex"]))
+        label = corpus_module.format_size(size)
+        title = f"Codex home, {label} (sessions/ rollouts: forks, sub-agents, doubled counts, crashes)"
+        found.append(Scenario("codex", title, "codex", size, None))
     return found
 
 
@@ -900,6 +966,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--claude-code-size", help="the claude-code corpus' total (default 100MB; --quick 2MB)"
     )
+    parser.add_argument("--codex-size", help="the codex corpus' least total (default 100MB; --quick 2MB)")
     parser.add_argument(
         "--update",
         action="store_true",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sessaudit.formats.claude_code.build.parts import Text, Thinking, ToolUse, Usage
 from sessaudit.formats.claude_code.build.transcript import TranscriptBuilder
+from sessaudit.formats.codex.build.parts import Usage as CodexUsage
+from sessaudit.formats.codex.build.rollout import RolloutBuilder
 from sessaudit.formats.half_pi.build.parts import ToolCall as HalfPiToolCall
 from sessaudit.formats.half_pi.build.store_builder import StoreBuilder
 from sessaudit.formats.rivumi.build.scenarios import (
@@ -23,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 SESSIONS = Path("tiny-agent/.tiny-agent/sessions")
 RUNS = Path("rivumi/runs")
 STORE = Path("half-pi/home/db/half-pi.db")
+CODEX = Path("codex")  # a copy of ~/.codex: sessions/YYYY/MM/DD/rollout-<local time>-<id>.jsonl
 CLAUDE = Path("claude-code")  # a copy of ~/.claude: projects/<the cwd, encoded>/<session uuid>.jsonl
 CWD = "/home/dev/shop"
 CONFIGURATION = Configuration(tools=("read", "edit", "bash"))
@@ -230,6 +233,51 @@ def claude_code_transcript() -> dict[Path, bytes]:
     return files
 
 
+def codex_rollout() -> dict[Path, bytes]:
+    """A Codex CLI session in the shop (written at UTC+01:00): the cart fix (a shell read, apply_patch,
+    `npm test`, answer), every token_count written twice as Codex does on a rate-limit update, then "deploy
+    to staging": Codex was killed while its exec_command tool ran `./deploy.sh staging`, so the rollout
+    ends on a function_call with no output and no task_complete."""
+    files: dict[Path, bytes] = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        root = Path(temporary)
+        start = datetime(2026, 11, 30, 18, 41, 7, 512000, tzinfo=UTC)
+        b = RolloutBuilder(
+            root, CWD, seed=402, start=start, cli_version="0.98.0", model="gpt-5-codex",
+            offset=timedelta(hours=1), doubled_token_counts=True,
+        )  # fmt: skip
+        b.user("The cart test fails since I changed items to {price, qty}. Can you fix it?")
+        b.reasoning("**Reading the cart code**")
+        read = b.call("shell", {"command": ["bash", "-lc", "cat src/cart.js"], "workdir": CWD}, world=False)
+        b.response(CodexUsage(6_214, 0, 203, 128))
+        b.output(read, CART_SOURCE)
+        patch = b.custom_call(
+            "apply_patch",
+            "*** Begin Patch\n*** Update File: src/cart.js\n@@\n-  return items.reduce((sum, item) => sum + "
+            "item.price, 0);\n+  return items.reduce((sum, item) => sum + item.price * item.qty, 0);\n"
+            "*** End Patch\n",
+        )
+        b.response(CodexUsage(6_702, 6_144, 251, 192))
+        b.output(patch, "Success. Updated the following files:\nM src/cart.js\n")
+        test = b.call("shell", {"command": ["bash", "-lc", "npm test"], "workdir": CWD}, world=True)
+        b.response(CodexUsage(7_010, 6_656, 58, 0))
+        b.output(test, PASSING_TEST, seconds=1.4)
+        b.assistant("Fixed: total() now multiplies price by qty. All cart tests pass.")
+        b.response(CodexUsage(7_164, 6_912, 31, 0))
+        b.task_complete()
+        b.user("Deploy to staging, please.")
+        b.call(
+            "exec_command",
+            {"cmd": "./deploy.sh staging", "workdir": CWD, "yield_time_ms": 10_000},
+            world=True,
+        )
+        b.response(CodexUsage(7_301, 7_040, 77, 64))
+        b.kill()  # killed while ./deploy.sh ran: nobody knows whether staging was deployed
+        for path in b.finish().files:
+            files[CODEX / path.relative_to(root)] = path.read_bytes()
+    return files
+
+
 def build_examples() -> dict[Path, bytes]:
     """Every example file, by path relative to `examples/`."""
     files: dict[Path, bytes] = {Path("notes.txt"): NOTES.encode("utf-8")}
@@ -245,6 +293,7 @@ def build_examples() -> dict[Path, bytes]:
     files.update(rivumi_runs())
     files.update(half_pi_store())
     files.update(claude_code_transcript())
+    files.update(codex_rollout())
     return files
 
 

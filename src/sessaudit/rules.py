@@ -532,3 +532,12 @@ def verdict_of(findings: list[Finding], *, open_work: bool = False) -> Verdict:
         if effect is not None and effect.rank > result.rank:
             result = effect
     return result
+
+
+def in_session(item: Finding, session_id: str | None) -> Finding:
+    """`item` located in session `session_id` when it names no session yet (a file-level finding of a
+    one-session source); an unreadable file (SA001) stays where it is."""
+    if session_id is None or item.location.session_id is not None or item.rule == "SA001":
+        return item
+    location = Location(**{**item.location.model_dump(), "session_id": session_id})
+    return item.model_copy(update={"location": location})

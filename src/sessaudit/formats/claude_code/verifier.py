@@ -27,12 +27,12 @@ from sessaudit.formats.claude_code.read.layout import AGENT_FILE, session_stem, 
 from sessaudit.formats.claude_code.read.lines import TooLarge, TranscriptFile, read_transcript
 from sessaudit.formats.claude_code.recover.current import tool_table
 from sessaudit.formats.claude_code.recover.turns import runs_of
-from sessaudit.formats.claude_code.seed.seeding import Seeding
 from sessaudit.formats.claude_code.usage import ledger
 from sessaudit.limits import Limits
-from sessaudit.model import Finding, Location, SeedSource, Session, Usage
+from sessaudit.model import Finding, SeedSource, Session, Usage
 from sessaudit.plugin import DEFAULT_OPTIONS, FileRead, SourceOutcome, VerifyOptions, source_sha256
-from sessaudit.rules import finding, verdict_of
+from sessaudit.rules import finding, in_session, verdict_of
+from sessaudit.turnseeds import Seeding
 from sessaudit.verdicts import Verdict, worst
 from sessaudit.withheld import first_corrupting, withheld_reason
 
@@ -97,7 +97,7 @@ def verify_claude_code(path: str, real_path: str, options: VerifyOptions = DEFAU
         file_runs, open_work = runs_of(file, links, session_id=session_id or "", tools=tools, seeding=seeding)
         runs += file_runs
         findings += open_work
-    findings = sorted((_in_session(item, session_id) for item in findings), key=Finding.sort_key)
+    findings = sorted((in_session(item, session_id) for item in findings), key=Finding.sort_key)
     before = _resumed_from(path, real_path, files, elsewhere, limits)
     made = ledger.build_ledger(
         [_ledger_file(file) for file in files], [_ledger_file(file) for file in before]
@@ -219,10 +219,3 @@ def _newest_version(files: list[TranscriptFile]) -> str | None:
                 if best is None or key > best[0]:
                     best = (key, version)
     return best[1] if best is not None else None
-
-
-def _in_session(item: Finding, session_id: str | None) -> Finding:
-    if session_id is None or item.location.session_id is not None or item.rule == "SA001":
-        return item
-    location = Location(**{**item.location.model_dump(), "session_id": session_id})
-    return item.model_copy(update={"location": location})

@@ -20,12 +20,12 @@ from sessaudit.formats.codex.read.layout import Rollouts, name_parts
 from sessaudit.formats.codex.read.lines import RolloutFile, TooLarge, read_rollout
 from sessaudit.formats.codex.recover.current import tool_table
 from sessaudit.formats.codex.recover.turns import runs_of
-from sessaudit.formats.codex.seed.seeding import Seeding
 from sessaudit.formats.codex.usage.ledger import Ledger, build_ledger
 from sessaudit.limits import Limits
-from sessaudit.model import Finding, Location, SeedSource, Session, Usage
+from sessaudit.model import Finding, SeedSource, Session, Usage
 from sessaudit.plugin import DEFAULT_OPTIONS, SourceOutcome, VerifyOptions
-from sessaudit.rules import finding, verdict_of
+from sessaudit.rules import finding, in_session, verdict_of
+from sessaudit.turnseeds import Seeding
 from sessaudit.verdicts import Verdict, worst
 from sessaudit.withheld import first_corrupting, withheld_reason
 
@@ -92,7 +92,7 @@ def verify_codex(path: str, real_path: str, options: VerifyOptions = DEFAULT_OPT
     runs, open_work = runs_of(
         file, segments, links, session_id=session_id or "", tools=tools, seeding=seeding
     )
-    findings = sorted((_in_session(item, session_id) for item in findings + open_work), key=Finding.sort_key)
+    findings = sorted((in_session(item, session_id) for item in findings + open_work), key=Finding.sort_key)
     ledger = build_ledger(file.records, segments)
     totals = ledger.totals()
     recovering = any(run.recovery is not None for run in runs)
@@ -140,10 +140,3 @@ def _ledger_native(ledger: Ledger) -> dict[str, int]:
         "copied_token_counts": ledger.copied,
         "rebased_totals": ledger.rebased,
     }
-
-
-def _in_session(item: Finding, session_id: str | None) -> Finding:
-    if session_id is None or item.location.session_id is not None or item.rule == "SA001":
-        return item
-    location = Location(**{**item.location.model_dump(), "session_id": session_id})
-    return item.model_copy(update={"location": location})

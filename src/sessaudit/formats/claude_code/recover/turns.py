@@ -17,7 +17,7 @@ from typing import Any
 from sessaudit.formats.claude_code.check.links import Links, tool_results, tool_uses
 from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile
 from sessaudit.formats.claude_code.recover.words import resume_plan
-from sessaudit.formats.claude_code.seed.seeding import Seeding, seeded
+from sessaudit.formats.claude_code.seed.seeding import seeded
 from sessaudit.formats.claude_code.spec.records import INTERRUPT_PREFIX
 from sessaudit.formats.claude_code.spec.tools import BUILT_IN_TABLE, ToolTable
 from sessaudit.model import (
@@ -32,6 +32,7 @@ from sessaudit.model import (
 )
 from sessaudit.rules import finding
 from sessaudit.times import iso_from_text
+from sessaudit.turnseeds import Seeding, seed_words
 
 
 @dataclass(slots=True)
@@ -198,7 +199,7 @@ def _open_work(
         finding(
             "SA301",
             f"turn {run_id} (prompt on line {turn.prompt.line}) was left open: its last record is line "
-            f"{last.line} ({last.kind}); condition {recovery.condition}, {_seed_words(recovery)}",
+            f"{last.line} ({last.kind}); condition {recovery.condition}, {seed_words(recovery)}",
             path=file.path,
             session_id=session_id,
             line=last.line,
@@ -225,11 +226,3 @@ def _open_work(
             )
         )
     return found
-
-
-def _seed_words(recovery: Recovery) -> str:
-    if recovery.seed is not None:
-        return f"a {recovery.seed.seed_kind} seed (`sessaudit seed`)"
-    if recovery.seed_kind is None:
-        return "no seed (the history is corrupt)"
-    return f"no {recovery.seed_kind} seed at the chosen fork point"

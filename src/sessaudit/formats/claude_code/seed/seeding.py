@@ -11,27 +11,16 @@ Claude Code has no seed of its own: `native` and `native_text` stay null."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
 from sessaudit.formats.claude_code.read.lines import Record
 from sessaudit.formats.claude_code.seed.chain import Chain, chain_at, dangling
 from sessaudit.formats.claude_code.seed.repair import marker_line, repair_line
 from sessaudit.model import ForkPoint, Recovery, Seed, SeedContext, SeedSource
+from sessaudit.turnseeds import Seeding
 
 UUID: Final = {"$assign": "uuid"}
 TIMESTAMP: Final = {"$assign": "timestamp"}
-
-
-@dataclass(frozen=True, slots=True)
-class Seeding:
-    """What a turn's seed needs beyond its records: the source, `seed --run/--sequence`, and why the seed
-    is withheld (a corrupt history), if it is."""
-
-    source: SeedSource
-    fork_run: str | None = None
-    fork_sequence: int | None = None
-    withheld: str | None = None
 
 
 def fork_record(turn: list[Record], sequence: int | None) -> Record | None:

@@ -20,7 +20,7 @@ from sessaudit.formats.codex.check.links import Links
 from sessaudit.formats.codex.read.lines import Record, RolloutFile
 from sessaudit.formats.codex.read.turns import Turn, run_id_of, turns_of
 from sessaudit.formats.codex.recover.words import resume_plan
-from sessaudit.formats.codex.seed.seeding import Seeding, seeded
+from sessaudit.formats.codex.seed.seeding import seeded
 from sessaudit.formats.codex.spec.records import ABORTED, CALLS, TURN_ENDS, TURN_STARTS
 from sessaudit.formats.codex.spec.tools import BUILT_IN_TABLE, tool_name
 from sessaudit.model import (
@@ -36,6 +36,7 @@ from sessaudit.model import (
 from sessaudit.rules import finding
 from sessaudit.times import iso_from_text
 from sessaudit.tooltables import ToolTable
+from sessaudit.turnseeds import Seeding, seed_words
 
 
 def pending_calls(turn: Turn, links: Links) -> list[Record]:
@@ -167,7 +168,7 @@ def _open_work(
         finding(
             "SA301",
             f"turn {run_id} (started on line {turn.start.line}) was left open: its last line is "
-            f"{last.line} ({shown}); condition {recovery.condition}, {_seed_words(recovery)}",
+            f"{last.line} ({shown}); condition {recovery.condition}, {seed_words(recovery)}",
             path=file.path,
             session_id=session_id,
             line=last.line,
@@ -193,11 +194,3 @@ def _open_work(
             )
         )
     return found
-
-
-def _seed_words(recovery: Recovery) -> str:
-    if recovery.seed is not None:
-        return f"a {recovery.seed.seed_kind} seed (`sessaudit seed`)"
-    if recovery.seed_kind is None:
-        return "no seed (the history is corrupt)"
-    return f"no {recovery.seed_kind} seed at the chosen fork point"

@@ -10,27 +10,16 @@ seed of its own: `native` and `native_text` stay null."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
 from sessaudit.formats.codex.check.copies import Segments
 from sessaudit.formats.codex.read.lines import Record
 from sessaudit.formats.codex.seed.repair import repair_lines
 from sessaudit.formats.codex.spec.records import CALLS, OUTPUTS
-from sessaudit.model import ForkPoint, Recovery, Seed, SeedContext, SeedSource
+from sessaudit.model import ForkPoint, Recovery, Seed, SeedContext
+from sessaudit.turnseeds import Seeding
 
 TIMESTAMP: Final = {"$assign": "timestamp"}
-
-
-@dataclass(frozen=True, slots=True)
-class Seeding:
-    """What a turn's seed needs beyond its records: the source, `seed --run/--sequence`, and why the seed
-    is withheld (a corrupt history), if it is."""
-
-    source: SeedSource
-    fork_run: str | None = None
-    fork_sequence: int | None = None
-    withheld: str | None = None
 
 
 def open_calls(records: list[Record], through: int) -> list[Record]:

@@ -12,12 +12,14 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final
 
 from sessaudit.evidence import open_evidence
-from sessaudit.plugin import FileRead
+from sessaudit.plugin import FileRead, SourceOutcome, VerifyOptions
 from sessaudit.reporters.console import safe
+from sessaudit.withheld import cited, first_corrupting
 
 WRITTEN: Final = 0
 NOT_WRITTEN: Final = 1
@@ -88,3 +90,38 @@ def write_new(output: str, body: bytes) -> None:
 def say(line: str) -> None:
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
+
+
+Verify = Callable[[str, str, VerifyOptions], SourceOutcome]
+
+
+def run_repair(repair: Callable[[], str]) -> int:
+    """Run a native repair: what it wrote (or why nothing was) said on stderr; the exit status."""
+    try:
+        said = repair()
+    except Refused as refusal:
+        say(f"sessaudit: --native: {refusal}")
+        return refusal.code
+    say(f"sessaudit: {said}")
+    return WRITTEN
+
+
+def verified_source(
+    path: str, output: str, run: str | None, sequence: int | None, verify: Verify, name_it: str
+) -> tuple[str, SourceOutcome]:
+    """The real path and the verification of the source a repair reads: refused when the output exists,
+    when a folder is named (`name_it` says what to name instead), when it cannot be read, or when its
+    history is corrupt."""
+    refuse_existing(output)
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise Refused(USAGE, f"{safe(path)} is a folder: name {name_it}")
+    outcome = verify(path, real, VerifyOptions(fork_run=run, fork_sequence=sequence))
+    if not outcome.files:
+        problem = outcome.findings[0].message if outcome.findings else f"cannot read {path}"
+        raise Refused(UNREADABLE, safe(problem))
+    first = first_corrupting(outcome.findings)
+    if first is not None:
+        why = f"the history is corrupt; first corrupting finding: {safe(cited(first))}"
+        raise Refused(NOT_WRITTEN, f"no repair of {safe(path)}: {why}")
+    return real, outcome

@@ -29,23 +29,20 @@ from sessaudit.formats.claude_code.seed.repair import marker_line, repair_line
 from sessaudit.formats.claude_code.verifier import verify_claude_code
 from sessaudit.limits import DEFAULT_LIMITS
 from sessaudit.model import Run
-from sessaudit.plugin import SourceOutcome, VerifyOptions
+from sessaudit.plugin import SourceOutcome
 from sessaudit.repairs import (
     NOT_WRITTEN,
-    UNREADABLE,
     USAGE,
-    WRITTEN,
     Refused,
     json_line,
-    refuse_existing,
-    say,
+    run_repair,
     utc_ms,
     verified_bytes,
+    verified_source,
     write_new,
 )
 from sessaudit.reporters.console import safe
 from sessaudit.times import moment_from_text
-from sessaudit.withheld import cited, first_corrupting
 
 NAMESPACE: Final = "sessaudit claude-code repair"
 
@@ -53,28 +50,13 @@ NAMESPACE: Final = "sessaudit claude-code repair"
 def native_repair(path: str, run: str | None, sequence: int | None, output: str) -> int:
     """Write the repaired copy of session file `path` to the new file `output`; the exit status. What was
     written (or why nothing was) is said on stderr."""
-    try:
-        said = _repair(path, run, sequence, output)
-    except Refused as refusal:
-        say(f"sessaudit: --native: {refusal}")
-        return refusal.code
-    say(f"sessaudit: {said}")
-    return WRITTEN
+    return run_repair(lambda: _repair(path, run, sequence, output))
 
 
 def _repair(path: str, run: str | None, sequence: int | None, output: str) -> str:
-    refuse_existing(output)
-    real = os.path.realpath(path)
-    if os.path.isdir(real):
-        raise Refused(USAGE, f"{safe(path)} is a folder: name the session file (<session-uuid>.jsonl)")
-    outcome = verify_claude_code(path, real, VerifyOptions(fork_run=run, fork_sequence=sequence))
-    if not outcome.files:
-        problem = outcome.findings[0].message if outcome.findings else f"cannot read {path}"
-        raise Refused(UNREADABLE, safe(problem))
-    first = first_corrupting(outcome.findings)
-    if first is not None:
-        why = f"the history is corrupt; first corrupting finding: {safe(cited(first))}"
-        raise Refused(NOT_WRITTEN, f"no repair of {safe(path)}: {why}")
+    real, outcome = verified_source(
+        path, output, run, sequence, verify_claude_code, "the session file (<session-uuid>.jsonl)"
+    )
     file = read_transcript(path, real, "session", DEFAULT_LIMITS)
     chosen = _chosen_run(outcome, file, run, sequence, path)
     seed = chosen.recovery.seed if chosen.recovery is not None else None

@@ -18,7 +18,6 @@ output exists, no such run or line, a folder named); 3 the source could not be r
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timedelta
 
 from sessaudit.formats.codex.read.lines import Record, RolloutFile, read_rollout
@@ -28,50 +27,32 @@ from sessaudit.formats.codex.spec.tools import tool_name
 from sessaudit.formats.codex.verifier import verify_codex
 from sessaudit.limits import DEFAULT_LIMITS
 from sessaudit.model import Run
-from sessaudit.plugin import SourceOutcome, VerifyOptions
+from sessaudit.plugin import SourceOutcome
 from sessaudit.repairs import (
     NOT_WRITTEN,
-    UNREADABLE,
     USAGE,
-    WRITTEN,
     Refused,
     json_line,
-    refuse_existing,
-    say,
+    run_repair,
     utc_ms,
     verified_bytes,
+    verified_source,
     write_new,
 )
 from sessaudit.reporters.console import safe
 from sessaudit.times import moment_from_text
-from sessaudit.withheld import cited, first_corrupting
 
 
 def native_repair(path: str, run: str | None, sequence: int | None, output: str) -> int:
     """Write the repaired copy of rollout `path` to the new file `output`; the exit status. What was written
     (or why nothing was) is said on stderr."""
-    try:
-        said = _repair(path, run, sequence, output)
-    except Refused as refusal:
-        say(f"sessaudit: --native: {refusal}")
-        return refusal.code
-    say(f"sessaudit: {said}")
-    return WRITTEN
+    return run_repair(lambda: _repair(path, run, sequence, output))
 
 
 def _repair(path: str, run: str | None, sequence: int | None, output: str) -> str:
-    refuse_existing(output)
-    real = os.path.realpath(path)
-    if os.path.isdir(real):
-        raise Refused(USAGE, f"{safe(path)} is a folder: name the rollout (rollout-<time>-<uuid>.jsonl)")
-    outcome = verify_codex(path, real, VerifyOptions(fork_run=run, fork_sequence=sequence))
-    if not outcome.files:
-        problem = outcome.findings[0].message if outcome.findings else f"cannot read {path}"
-        raise Refused(UNREADABLE, safe(problem))
-    first = first_corrupting(outcome.findings)
-    if first is not None:
-        why = f"the history is corrupt; first corrupting finding: {safe(cited(first))}"
-        raise Refused(NOT_WRITTEN, f"no repair of {safe(path)}: {why}")
+    real, outcome = verified_source(
+        path, output, run, sequence, verify_codex, "the rollout (rollout-<time>-<uuid>.jsonl)"
+    )
     file = read_rollout(path, real, DEFAULT_LIMITS)
     chosen = _chosen_run(outcome, run, sequence, path)
     seed = chosen.recovery.seed if chosen.recovery is not None else None

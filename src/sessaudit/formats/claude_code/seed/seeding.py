@@ -17,7 +17,7 @@ from sessaudit.formats.claude_code.read.lines import Record
 from sessaudit.formats.claude_code.seed.chain import Chain, chain_at, dangling
 from sessaudit.formats.claude_code.seed.repair import marker_line, repair_line
 from sessaudit.model import ForkPoint, Recovery, Seed, SeedContext, SeedSource
-from sessaudit.turnseeds import Seeding
+from sessaudit.turnseeds import Seeding, turn_replay, unknown_effect_warnings
 
 UUID: Final = {"$assign": "uuid"}
 TIMESTAMP: Final = {"$assign": "timestamp"}
@@ -71,30 +71,16 @@ def turn_seed(
         condition=recovery.condition,
         fork_point=ForkPoint(seq=None, line=fork.line, byte_offset=fork.offset, fact_id=fork.uuid),
         pending_effects=recovery.pending_effects,
-        replay=_replay(recovery, fork) if seed_kind == "replay" else None,
+        replay=turn_replay(recovery, fork.uuid) if seed_kind == "replay" else None,
         context=SeedContext(messages=[_message(record) for record in chain.records if _visible(record)]),
         next_facts=next_facts,
         assumes=recovery.assumes,
-        warnings=[*recovery.warnings, *_unknown_effects(recovery), *_chain_warnings(chain)],
+        warnings=[
+            *recovery.warnings,
+            *unknown_effect_warnings(recovery, "as an error"),
+            *_chain_warnings(chain),
+        ],
     )
-
-
-def _replay(recovery: Recovery, fork: Record) -> dict[str, Any]:
-    """CONTRACT §5 `replay`: the read to re-run (its result goes to the tool_result of its id; Claude Code
-    has no replay key), or the model request to send again from the fork point."""
-    if recovery.condition == "effect-replayable" and recovery.pending_effects:
-        effect = recovery.pending_effects[0]
-        return {
-            "kind": "tool",
-            "tool_name": effect.tool_name,
-            "arguments": effect.arguments,
-            "intent_id": effect.intent_id,
-            "result_slot": effect.tool_call_id,
-            "replay_key": effect.replay_key,
-        }
-    if recovery.condition == "model-request-open":
-        return {"kind": "model_request", "step_id": None, "attempt": None, "context_boundary": fork.uuid}
-    return {"kind": "append"}
 
 
 def _visible(record: Record) -> bool:
@@ -106,15 +92,6 @@ def _message(record: Record) -> dict[str, Any]:
     role = message.get("role") if isinstance(message, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
     return {"uuid": record.uuid, "type": record.kind, "role": role, "content": content}
-
-
-def _unknown_effects(recovery: Recovery) -> list[str]:
-    return [
-        f"{effect.tool_name} ({effect.tool_call_id}) may or may not have run: check its effect by hand; "
-        "next_facts answer it as an error without running it again"
-        for effect in recovery.pending_effects
-        if effect.replay_policy == "never"
-    ]
 
 
 def _chain_warnings(chain: Chain) -> list[str]:

@@ -17,7 +17,7 @@ from sessaudit.formats.codex.read.lines import Record
 from sessaudit.formats.codex.seed.repair import repair_lines
 from sessaudit.formats.codex.spec.records import CALLS, OUTPUTS
 from sessaudit.model import ForkPoint, Recovery, Seed, SeedContext
-from sessaudit.turnseeds import Seeding
+from sessaudit.turnseeds import Seeding, turn_replay, unknown_effect_warnings
 
 TIMESTAMP: Final = {"$assign": "timestamp"}
 
@@ -87,7 +87,7 @@ def seeded(
     seed_kind = recovery.offered_seed_kind()
     calls = open_calls(records, fork.line)
     copied = segments.copy
-    warnings = [*recovery.warnings, *_unknown_effects(recovery)]
+    warnings = [*recovery.warnings, *unknown_effect_warnings(recovery, "")]
     if copied is not None:
         first, last = records[copied.start].line, records[copied.end].line
         warnings.append(
@@ -102,42 +102,10 @@ def seeded(
         condition=recovery.condition,
         fork_point=ForkPoint(seq=None, line=fork.line, byte_offset=fork.offset, fact_id=None),
         pending_effects=recovery.pending_effects,
-        replay=_replay(recovery, fork) if seed_kind == "replay" else None,
+        replay=turn_replay(recovery, f"line {fork.line}") if seed_kind == "replay" else None,
         context=SeedContext(messages=history_at(records, fork.line)),
         next_facts=repair_lines(records, calls, fork.line, timestamp=TIMESTAMP),
         assumes=recovery.assumes,
         warnings=warnings,
     )
     return recovery.model_copy(update={"seed": seed})
-
-
-def _replay(recovery: Recovery, fork: Record) -> dict[str, Any]:
-    """CONTRACT §5 `replay`: the read to re-run (its output goes to the call's call_id; Codex has no replay
-    key), or the model request to send again from the fork point."""
-    if recovery.condition == "effect-replayable" and recovery.pending_effects:
-        effect = recovery.pending_effects[0]
-        return {
-            "kind": "tool",
-            "tool_name": effect.tool_name,
-            "arguments": effect.arguments,
-            "intent_id": effect.intent_id,
-            "result_slot": effect.tool_call_id,
-            "replay_key": effect.replay_key,
-        }
-    if recovery.condition == "model-request-open":
-        return {
-            "kind": "model_request",
-            "step_id": None,
-            "attempt": None,
-            "context_boundary": f"line {fork.line}",
-        }
-    return {"kind": "append"}
-
-
-def _unknown_effects(recovery: Recovery) -> list[str]:
-    return [
-        f"{effect.tool_name} ({effect.tool_call_id}) may or may not have run: check its effect by hand; "
-        "next_facts answer it without running it again"
-        for effect in recovery.pending_effects
-        if effect.replay_policy == "never"
-    ]

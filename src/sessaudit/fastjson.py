@@ -87,3 +87,9 @@ def _writer_refuses_deeper_than(limit: int) -> bool:
     except orjson.JSONEncodeError:
         return True
     return False
+
+
+def compact_lines_are_strict(max_depth: int) -> bool:
+    """Whether tier 1 holds for `max_depth`: a line equal to orjson.dumps of its orjson value is strictly
+    valid JSON with that value (a caller that tests the equality itself may skip `fast_decode`)."""
+    return _writer_refuses_deeper_than(max_depth)

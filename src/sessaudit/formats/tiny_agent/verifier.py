@@ -1,12 +1,11 @@
 """The tiny-agent format's entry point, verify_tiny_agent_file: a file goes to the verifier of its version, v1
-(a `"type":"session"` header, v1/) or v2 (verify_tiny_agent, the pass of v2/)."""
+(a `"type":"session"` header, v1/) or v2 (verify_tiny_agent, the pass of v2/). Each version's verifier is
+imported when a file of it is met: a v2 session never loads v1/, a v1 session never loads v2/."""
 
 from __future__ import annotations
 
 from typing import BinaryIO
 
-from sessaudit.formats.tiny_agent.v1.verifier import verify_tiny_agent_v1
-from sessaudit.formats.tiny_agent.v2.verification import _Verification
 from sessaudit.plugin import DEFAULT_OPTIONS, LineTap, SourceOutcome, VerifyOptions
 from sessaudit.strictjson import LineProblem, decode_line
 
@@ -44,6 +43,8 @@ def verify_tiny_agent_file(
     """The engine's entry point for every tiny-agent source (CONTRACT §1 version routing); a `tap` sees
     the lines of a v2 session only (a v1 session never calls it)."""
     if is_legacy_v1(stream, size):
+        from sessaudit.formats.tiny_agent.v1.verifier import verify_tiny_agent_v1
+
         return verify_tiny_agent_v1(path, real_path, stream, size, options.limits)
     return verify_tiny_agent(path, real_path, stream, size, options, tap)
 
@@ -58,5 +59,17 @@ def verify_tiny_agent(
 ) -> SourceOutcome:
     """Verify the first `size` bytes of a tiny-agent session (v2; a v1 or newer header is unsupported).
     A `tap` sees the header and every transaction line once it is checked (not the lines after an
-    unsupported header, a line over --max-line-bytes, or those after --max-findings)."""
-    return _Verification(path, real_path, stream, size, options, tap).run()
+    unsupported header, a line over --max-line-bytes, or those after --max-findings).
+
+    The fast path (v2/fast.py) tries first: it answers only for a session it proves accepted, and any
+    doubt sends the file to the exact pass (the tap resumed after the lines it has seen). With
+    SESSAUDIT_CHECK_FAST_PATH=1 the exact pass answers and the fast path runs beside it, compared
+    (`differential_check`)."""
+    from sessaudit.formats.tiny_agent.v2 import fast
+    from sessaudit.formats.tiny_agent.v2.verification import _Verification
+
+    if fast.checking():
+        exact = _Verification(path, real_path, stream, size, options, tap).run()
+        fast.differential_check(exact, path, real_path, stream, size, options)
+        return exact
+    return fast.verify_fast_first(path, real_path, stream, size, options, tap)

@@ -110,6 +110,8 @@ class _FastVerification(_Verification):
         tap = self.tap
         compact_is_strict = compact_lines_are_strict(MAX_DEPTH)
         fresh = reducer.fresh_ids
+        facts = 0
+        number, offset, place = 0, 0, None
         for line in reader:
             self.line_end = rereader.line_end = line.end
             if line.over_limit:
@@ -136,31 +138,26 @@ class _FastVerification(_Verification):
             if type(value) is list:
                 if not value:
                     raise Doubt(f"line {number} is an empty transaction")
-                place = Place(number, offset, 0, 0)
                 for index, fact in enumerate(value):
                     place = Place(number, offset, index, 0)
                     apply_fact(reducer, fact, place)
-                self.facts += len(value)
+                facts += len(value)
             else:
                 place = Place(number, offset, -1, 0)
                 apply_fact(reducer, value, place)
-                self.facts += 1
+                facts += 1
             if reducer.transcript_problem is not None:
                 raise Doubt(f"line {number} breaks the transcript")
             if observations.buffer:
                 observations.commit()
             if len(fresh) >= FRESH_BATCH and not fastfacts.check_fresh_ids(fresh):
                 raise Doubt(f"an id before line {number} is not a UUIDv7")
-            stamp = reducer.fact_timestamp
-            if before is not None:
-                last_written[before.operation_id] = stamp
+            # the operation the transaction wrote to, finished or started (reducer.apply's bookkeeping)
             current = reducer.current
             if current is not None:
-                last_written[current.operation_id] = stamp
-            reducer.verified_line = number
-            reducer.verified_seq = place.seq
-            self.last_offset = offset
-            self.last_seq = reducer.last_seen_seq
+                last_written[current.operation_id] = reducer.fact_timestamp
+            if before is not None and before is not current:
+                last_written[before.operation_id] = reducer.fact_timestamp
             if tap is not None:
                 tap(line, value, self.header.session_id, self.findings)
                 self.tapped = number
@@ -168,6 +165,13 @@ class _FastVerification(_Verification):
             raise Doubt("an id is not a UUIDv7")
         if self.findings or self.mode == ENCODING_ONLY:
             raise Doubt("the pass kept a finding")
+        # what the exact pass sets after each accepted transaction, for the last one
+        self.facts = facts
+        if place is not None:
+            reducer.verified_line = number
+            reducer.verified_seq = place.seq
+            self.last_offset = offset
+            self.last_seq = reducer.last_seen_seq
         return self._outcome()
 
     def _keep(self, item: Finding) -> None:

@@ -3,7 +3,6 @@ only new findings fail the gate and known ones that disappeared are reported as 
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -13,8 +12,8 @@ from typing import Any, Final
 from urllib.parse import unquote
 
 from sessaudit.fingerprints import FINGERPRINT_KEY, finding_uri, fingerprint
+from sessaudit.jsonout import pretty_json
 from sessaudit.model import Finding
-from sessaudit.outputsafety import json_safe
 from sessaudit.resources import schema_validator
 from sessaudit.rules import finding
 from sessaudit.userfiles import UserFileError, read_json_file, schema_problems
@@ -201,7 +200,7 @@ def baseline_document(findings: Iterable[Finding], base: Path | None = None) -> 
 def render_baseline(findings: Iterable[Finding], base: Path | None = None) -> str:
     """The baseline file's text: deterministic (entries sorted, keys sorted), ending in a newline."""
     document = baseline_document(findings, base)
-    return json_safe(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+    return pretty_json(document)
 
 
 def compare(findings: Iterable[Finding], baseline: Baseline, base: Path | None = None) -> Comparison:

@@ -27,8 +27,8 @@ import json
 import re
 from typing import Any
 
+from sessaudit.jsonout import pretty_json
 from sessaudit.model import SEED_SCHEMA_ID, Report
-from sessaudit.outputsafety import json_safe
 
 MASK = "[redacted: {} chars]"
 NUMBER_MASK = "[redacted: number]"
@@ -237,7 +237,7 @@ def redact_baseline(text: str, report: Report) -> str:
     for entry in document.get("findings", []):
         if isinstance(entry, dict) and isinstance(entry.get("message"), str):
             entry["message"] = redactor.sentence(entry["message"])
-    return json_safe(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+    return pretty_json(document)
 
 
 def redact_error(text: str) -> str:

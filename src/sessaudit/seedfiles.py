@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from sessaudit.outputsafety import json_safe
+from sessaudit.jsonout import pretty_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 # Keep names well below the usual 255-byte limit, with room for the sha prefix and the suffix.
@@ -44,7 +43,7 @@ def seed_file_name(session_id: str | None, run_id: str, source_sha256: str | Non
 
 
 def seed_text(seed: dict[str, Any]) -> str:
-    return json_safe(json.dumps(seed, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+    return pretty_json(seed)
 
 
 def write_seed(directory: Path, name: str, seed: dict[str, Any]) -> tuple[Path, bool]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from sessaudit.jsonout import pretty_json
 from sessaudit.model import Report, Seed
-from sessaudit.outputsafety import json_safe
 
 
 def report_document(report: Report) -> dict[str, Any]:
@@ -16,7 +15,7 @@ def report_document(report: Report) -> dict[str, Any]:
 
 
 def render_json(report: Report) -> str:
-    return json_safe(json.dumps(report_document(report), indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+    return pretty_json(report_document(report))
 
 
 REPORT_SCHEMA_FILE = "report.v1.schema.json"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from sessaudit.baseline import ABSENT_RULE
 from sessaudit.fingerprints import FINGERPRINT_KEY, artifact_uri, fingerprint
+from sessaudit.jsonout import pretty_json
 from sessaudit.model import Finding, Report
-from sessaudit.outputsafety import json_safe
 from sessaudit.reporters.timing import AuditTimes, sarif_time
 from sessaudit.rulebase import Rule
 from sessaudit.rules import catalogue, find_rule
@@ -228,4 +227,4 @@ def sarif_document(
 
 def render_sarif(report: Report, times: AuditTimes | None = None) -> str:
     document = sarif_document(report, times=times)
-    return json_safe(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+    return pretty_json(document)

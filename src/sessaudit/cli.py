@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -13,12 +12,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from sessaudit import __version__
-from sessaudit.baseline import render_baseline
 from sessaudit.cli_limits import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_FILES,
@@ -34,22 +32,24 @@ from sessaudit.cli_limits import (
 from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover, take_over
 from sessaudit.cli_warehouse import EXIT_INTERRUPTED, internal_message, interrupted, load, query
 from sessaudit.engine import AuditResult, audit
-from sessaudit.model import Finding, Report
-from sessaudit.outputsafety import json_safe
+from sessaudit.jsonout import pretty_json
+from sessaudit.outputsafety import safe
 from sessaudit.parallel import default_jobs
 from sessaudit.plugin import VerifyOptions
 from sessaudit.policy import Policy, PolicyError, apply_policy, gate_failures, resolve_policy
 from sessaudit.progress import progress_bar
-from sessaudit.redact import redact_baseline, redact_error, redact_report, redact_text
 from sessaudit.registry import code_range, registry
 from sessaudit.reporters import OutputFormat, render
-from sessaudit.reporters.console import render_console, safe
-from sessaudit.reporters.github import render_github_summary
 from sessaudit.reporters.timing import Stopwatch
 from sessaudit.rules import catalogue, find_rule
 from sessaudit.seedfiles import SeedClash
-from sessaudit.seeds import refused_sources, report_seeds, seed_document, write_report_seeds
 from sessaudit.verdicts import Severity
+
+if TYPE_CHECKING:
+    from sessaudit.model import Finding, Report
+
+# The console reporter (rich), the GitHub summary, redaction, baselines written and seeds are imported
+# where they are used: `verify --format json` of a small file imports none of them (tests/test_startup.py).
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -294,11 +294,15 @@ def verify(
         applied = apply_policy(result.report, policy)  # filters change findings and exit code, never verdicts
         result = replace(result, report=applied.report)
         if redact:  # before any output: reports, seeds and stderr lines all see the redacted report
+            from sessaudit.redact import redact_report
+
             result = replace(result, report=redact_report(result.report))
         if write_baseline is not None:
             _write_baseline(write_baseline, applied.current, result.report if redact else None)
         seed_paths: dict[tuple[str, str], str] = {}
         if seeds_dir is not None:
+            from sessaudit.seeds import write_report_seeds
+
             for item in write_report_seeds(result.report, seeds_dir):
                 seed_paths[(item.source, item.run_id)] = str(item.path)
         # a baseline just written accepts every finding: only an incomplete audit fails
@@ -310,6 +314,8 @@ def verify(
         now = utc_now()
 
         def console(terminal: bool) -> str:
+            from sessaudit.reporters.console import render_console
+
             return render_console(
                 result.report,
                 color=terminal,
@@ -338,13 +344,15 @@ def verify(
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         wants_github = OutputFormat.GITHUB in {output_format, *(item for item, _ in extra_outputs)}
         if step_summary and wants_github:  # GitHub expects the summary appended, not replaced
+            from sessaudit.reporters.github import render_github_summary
+
             try:
                 with open(step_summary, "a", encoding="utf-8") as handle:
                     handle.write(render_github_summary(result.report))
             except OSError as error:
                 raise OutputWriteError(Path(step_summary), error) from error
         for reason in result.incomplete:
-            shown = redact_text(reason, result.report) if redact else reason
+            shown = _redact_text(reason, result.report) if redact else reason
             typer.echo(f"sessaudit: audit incomplete: {safe(shown)}", err=True)
         for line in gate_lines:
             typer.echo(f"sessaudit: fails {safe(line)}", err=True)
@@ -361,8 +369,20 @@ def verify(
     except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
         if debug:
             traceback.print_exc()
-        _fail(internal_message(error, redact_error(str(error)) if redact else None), EXIT_INTERNAL)
+        _fail(internal_message(error, _redact_error(str(error)) if redact else None), EXIT_INTERNAL)
     raise typer.Exit(code)
+
+
+def _redact_text(text: str, report: Report) -> str:
+    from sessaudit.redact import redact_text
+
+    return redact_text(text, report)
+
+
+def _redact_error(text: str) -> str:
+    from sessaudit.redact import redact_error
+
+    return redact_error(text)
 
 
 def _parse_reports(values: list[str]) -> list[tuple[OutputFormat, Path]]:
@@ -383,6 +403,9 @@ def _parse_reports(values: list[str]) -> list[tuple[OutputFormat, Path]]:
 
 def _write_baseline(path: Path, findings: list[Finding], redacted: Report | None = None) -> None:
     """`redacted`: the redacted report whose kept values the baseline's messages may still quote."""
+    from sessaudit.baseline import render_baseline
+    from sessaudit.redact import redact_baseline
+
     try:
         text = render_baseline(findings)
         write_atomically(path, redact_baseline(text, redacted) if redacted is not None else text)
@@ -445,6 +468,9 @@ def seed(
     debug: DebugOption = False,
 ) -> None:
     """Print the seed of one open run (--run), or of every open run as a JSON array."""
+    from sessaudit.redact import redact_report, redact_text
+    from sessaudit.seeds import refused_sources, report_seeds, seed_document
+
     takeover = plugin_takeover()
     if takeover is not None and redact:
         _fail(f"{takeover} prints the source system's exact bytes, which cannot be redacted", EXIT_USAGE)
@@ -489,7 +515,7 @@ def seed(
             _fail(f"sequence {sequence} is not a verified fact of {path}", EXIT_USAGE)
         documents = [seed_document(item) for _, item in seeds]
         chosen: object = documents[0] if run is not None else documents
-        sys.stdout.write(json_safe(json.dumps(chosen, indent=2, sort_keys=True, ensure_ascii=False)) + "\n")
+        sys.stdout.write(pretty_json(chosen))
         for reason in result.incomplete:
             shown = redact_text(reason, result.report) if redact else reason
             typer.echo(f"sessaudit: audit incomplete: {safe(shown)}", err=True)

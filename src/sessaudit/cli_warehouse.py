@@ -24,9 +24,9 @@ from sessaudit.cli_limits import (
     MaxLineBytesOption,
     limits_of,
 )
+from sessaudit.outputsafety import safe
 from sessaudit.parallel import default_jobs, worker_failure
 from sessaudit.plugin import VerifyOptions
-from sessaudit.reporters.console import safe
 from sessaudit.warehouse import QueryFormat
 
 if TYPE_CHECKING:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -111,6 +110,8 @@ def load_config(path: Path) -> Config:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when a settings file is found: most audits read none
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

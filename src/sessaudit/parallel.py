@@ -5,13 +5,15 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Future, ProcessPoolExecutor, wait
-from multiprocessing import get_all_start_methods, get_context
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sessaudit import progress
+
+if TYPE_CHECKING:  # concurrent.futures and multiprocessing are imported only when a pool runs (start-up)
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -24,7 +26,8 @@ POOL_THRESHOLD_BYTES = {"fork": 8 << 20, "spawn": 48 << 20}
 def worker_failure(error: BaseException) -> str | None:
     """The one line for a pool whose worker died (the system killed it, or it could not start), which is
     no bug of sessaudit's: what happened and what to try; None for any other error."""
-    if not isinstance(error, BrokenExecutor):
+    futures = sys.modules.get("concurrent.futures")  # never imported: no pool ran, no worker died
+    if futures is None or not isinstance(error, futures.BrokenExecutor):
         return None
     return (
         "a worker process ended abruptly (the system may have killed it, for example when memory ran out); "
@@ -73,9 +76,15 @@ def ordered_map(
     that many items are in the pool or done and not yet yielded, so results waiting for an earlier slow
     item cannot pile up."""
     total = sum(sizes) if sizes is not None else 0
-    method = start_method if start_method in get_all_start_methods() else "spawn"
-    small = sizes is not None and total < POOL_THRESHOLD_BYTES.get(method, 0)
-    if jobs <= 1 or len(items) <= 1 or small:
+    # one job or one item never needs a pool: multiprocessing is then not even imported
+    in_turn = jobs <= 1 or len(items) <= 1
+    method = "spawn"
+    if not in_turn:
+        from multiprocessing import get_all_start_methods
+
+        method = start_method if start_method in get_all_start_methods() else "spawn"
+        in_turn = sizes is not None and total < POOL_THRESHOLD_BYTES.get(method, 0)
+    if in_turn:
         if tracker is not None:
             tracker.start(total, len(items))
         try:
@@ -89,6 +98,9 @@ def ordered_map(
         finally:
             gc.unfreeze()
         return
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from multiprocessing import get_context
+
     context = get_context(method)
     counter = context.Value("q", 0)
     with ProcessPoolExecutor(

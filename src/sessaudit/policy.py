@@ -9,9 +9,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from sessaudit.baseline import ABSENT_RULE, Baseline, BaselineFileError, compare, load_baseline
 from sessaudit.config import (
     CONDITION_CHOICES,
     NO_CONFIG,
@@ -25,6 +24,9 @@ from sessaudit.engine import summarise
 from sessaudit.model import BaselineOutcome, Finding, Report, Settings
 from sessaudit.rules import catalogue, find_rule
 from sessaudit.verdicts import Severity
+
+if TYPE_CHECKING:  # sessaudit.baseline (fingerprints, its schema) is imported only when a baseline is used
+    from sessaudit.baseline import Baseline
 
 _PREFIX: Final = re.compile(r"SA[0-9]{0,3}")
 _SEPARATORS: Final = re.compile(r"[\s,]+")
@@ -258,6 +260,8 @@ def _baseline(flag: Path | None, config: Config) -> Baseline | None:
     path = flag if flag is not None else config.baseline
     if path is None:
         return None
+    from sessaudit.baseline import BaselineFileError, load_baseline
+
     try:
         return load_baseline(path)
     except BaselineFileError as error:
@@ -272,6 +276,8 @@ def apply_policy(report: Report, policy: Policy, base: Path | None = None) -> Ap
     outcome: BaselineOutcome | None = None
     findings = selected
     if policy.baseline is not None:
+        from sessaudit.baseline import ABSENT_RULE, compare
+
         # entries of rules this run does not report are not expected, so never reported absent
         expected = replace(
             policy.baseline,

@@ -148,16 +148,26 @@ def _load() -> Registry:
     found: list[tuple[FormatPlugin, str, str]] = []
     broken: list[BrokenPlugin] = []
     own: set[int] = set()  # id() of the objects sessaudit's own entry points gave
+    # a distribution's metadata is read once (an email parse each time), not once per entry point
+    distributions: dict[int, bool] = {}
+
+    def ours(point: EntryPoint) -> bool:
+        key = id(getattr(point, "dist", None))
+        if key not in distributions:
+            distributions[key] = is_builtin(point)
+        return distributions[key]
+
+    points = [(ours(point), point) for point in entry_points(group=GROUP)]
     # sessaudit's own formats first: a third-party plugin that claims their names or rule codes is the one
     # set aside, whatever it is called
-    for point in sorted(entry_points(group=GROUP), key=_builtin_first):
+    for own_point, point in sorted(points, key=_builtin_first):
         try:
             loaded = point.load()
         except Exception as error:  # a third-party plugin may fail any way at all
             broken.append(BrokenPlugin(point.name, point.value, f"cannot be loaded: {said(error)}"))
             continue
         found.append((loaded, point.name, point.value))
-        if is_builtin(point):
+        if own_point:
             own.add(id(loaded))
     found.extend(
         (plugin, plugin.name if isinstance(plugin, FormatPlugin) else "?", origin)
@@ -180,8 +190,9 @@ def _load() -> Registry:
     return Registry(tuple(plugins), tuple(broken), frozenset(builtin))
 
 
-def _builtin_first(point: EntryPoint) -> tuple[bool, str, str]:
-    return (not is_builtin(point), point.name, point.value)
+def _builtin_first(item: tuple[bool, EntryPoint]) -> tuple[bool, str, str]:
+    builtin, point = item
+    return (not builtin, point.name, point.value)
 
 
 def is_builtin(point: EntryPoint) -> bool:

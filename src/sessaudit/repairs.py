@@ -17,8 +17,8 @@ from datetime import datetime
 from typing import Any, Final
 
 from sessaudit.evidence import open_evidence
+from sessaudit.outputsafety import safe
 from sessaudit.plugin import FileRead, SourceOutcome, VerifyOptions
-from sessaudit.reporters.console import safe
 from sessaudit.withheld import cited, first_corrupting
 
 WRITTEN: Final = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from sessaudit.model import Finding, Report
-from sessaudit.reporters.console import safe
+from sessaudit.outputsafety import safe
 from sessaudit.reporters.junit import details, owns, place
 from sessaudit.verdicts import Severity
 

@@ -10,8 +10,7 @@ from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
 
-from sessaudit.outputsafety import json_safe
-from sessaudit.reporters.console import safe
+from sessaudit.outputsafety import json_safe, safe
 from sessaudit.warehouse import QueryFormat
 from sessaudit.warehouse.queries import Answer
 

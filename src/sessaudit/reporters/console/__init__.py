@@ -9,6 +9,7 @@ from datetime import datetime
 from rich.text import Text
 
 from sessaudit.model import SKIPPED_UNREAD, Report, Settings
+from sessaudit.outputsafety import safe
 from sessaudit.reporters.console.page import Page
 from sessaudit.reporters.console.sections import (
     Places,
@@ -20,7 +21,6 @@ from sessaudit.reporters.console.sections import (
     print_sources,
     print_unknown_effects,
 )
-from sessaudit.reporters.console.text import safe
 from sessaudit.reporters.console.words import (
     describe_native,
     describe_recovery,

@@ -10,8 +10,9 @@ from datetime import datetime
 from rich.text import Text
 
 from sessaudit.model import SKIPPED_UNREAD, Finding, Report, Run, Source
+from sessaudit.outputsafety import safe
 from sessaudit.reporters.console.page import Column, Page
-from sessaudit.reporters.console.text import safe, shorten_path, when
+from sessaudit.reporters.console.text import shorten_path, when
 from sessaudit.reporters.console.words import (
     describe_effect,
     describe_native,

@@ -7,11 +7,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-# C0, DEL, C1 (U+009B is a one-byte CSI), line/paragraph separators, bidi marks, overrides and isolates
-# ("Trojan Source"), lone surrogates (a log's invalid bytes or escapes; unprintable as UTF-8)
-_CONTROL = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+from sessaudit.outputsafety import safe
+
 # an id a person copies: a UUID, or a run of 16+ hex digits (run ids, digests)
 _ID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{16,}"
@@ -20,16 +17,6 @@ _ID = re.compile(
 _EPOCH_MILLISECONDS = re.compile(r"\b(\w+_at)([ =:]+)(\d{12,14})\b")
 _POINTER_LIMIT = 60
 ELLIPSIS = "…"
-
-
-def safe(value: object) -> str:
-    """Text from a log made harmless for a terminal: control characters and bidi overrides escaped."""
-    return _CONTROL.sub(
-        lambda match: (
-            f"\\x{ord(match.group()):02x}" if ord(match.group()) < 0x100 else f"\\u{ord(match.group()):04x}"
-        ),
-        str(value),
-    )
 
 
 def shorten_path(path: str, limit: int) -> str:

@@ -54,6 +54,8 @@ class LineReader:
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         report_progress: bool = True,
+        already_reported: int = 0,
+        prefix_bytes: int = 0,
     ) -> None:
         if size < 0:
             raise ValueError(f"size must be non-negative, got {size}")
@@ -75,8 +77,16 @@ class LineReader:
         self.torn_tail_offset = 0
         self.line_count = 0
         self.has_bom = False
-        # a first read of evidence counts for the progress display; a re-read (seeds, compaction) does not
+        # a first read of evidence counts for the progress display; a re-read (seeds, compaction) does not,
+        # and a read again after an earlier one stopped part way counts only the bytes past where it stopped
         self._report_progress = report_progress
+        self.reported = already_reported  # the bytes of this evidence counted so far
+        # what was hashed so far (`hashed_so_far`), and the sha256 of the first `prefix_bytes` bytes once
+        # they are read (a second read of the same evidence compares it with the first read's)
+        self._hasher = hashlib.sha256()
+        self._hashed = 0
+        self._prefix_bytes = prefix_bytes
+        self.prefix_sha256: str | None = None
 
     def __iter__(self) -> Iterator[Line]:
         if self._started:
@@ -84,8 +94,13 @@ class LineReader:
         self._started = True
         return self._lines()
 
+    def hashed_so_far(self) -> tuple[int, str]:
+        """How many bytes were read and hashed so far, and their sha256 (whole chunks)."""
+        return self._hashed, self._hasher.hexdigest()
+
     def _lines(self) -> Iterator[Line]:
-        hasher = hashlib.sha256()
+        hasher = self._hasher
+        prefix = self._prefix_bytes
         stream = self._stream
         remaining = self._size
         chunk_size = self._chunk_size
@@ -103,10 +118,17 @@ class LineReader:
             if not chunk:
                 self.short_read = True
                 break
-            hasher.update(chunk)
-            if self._report_progress:
-                progress.advance(len(chunk))
+            if 0 < prefix - bytes_read <= len(chunk):
+                hasher.update(chunk[: prefix - bytes_read])
+                self.prefix_sha256 = hasher.hexdigest()
+                hasher.update(chunk[prefix - bytes_read :])
+            else:
+                hasher.update(chunk)
             bytes_read += len(chunk)
+            self._hashed = bytes_read
+            if self._report_progress and bytes_read > self.reported:
+                progress.advance(bytes_read - self.reported)
+                self.reported = bytes_read
             remaining -= len(chunk)
             if len(head) < len(BYTE_ORDER_MARK):
                 # The mark can straddle chunks when chunk_size < 3, so collect the head separately.

@@ -141,3 +141,51 @@ def test_in_production_a_load_is_the_two_pass_load_on_built_and_damaged_sessions
         both_ways(tmp_path, f"damaged-{index}", _damage(rng.choice(built), rng))
     both_ways(tmp_path, "late", _late_damage(LEGAL["tools-completed"]()[0]))
     assert len(seen["one"]) >= 40, seen["two"]
+
+
+@pytest.mark.parametrize("damaged", [False, True], ids=["accepted", "doubted-at-the-last-line"])
+def test_progress_counts_each_byte_once(damaged: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a doubt the exact pass reads the file again; the progress display counts each byte once."""
+    from sessaudit import progress
+
+    monkeypatch.delenv(fast.CHECK_VARIABLE)
+    data, _ = LEGAL["tools-completed"]()
+    if damaged:
+        data = _late_damage(data)
+    seen: list[int] = []
+    previous = progress.set_sink(seen.append)
+    try:
+        production(data, Recording())
+    finally:
+        progress.set_sink(previous)
+    assert sum(seen) == len(data)
+
+
+class _RewrittenOnSeek(io.BytesIO):
+    """Evidence rewritten in place between two reads: after the first seek back to 0, other bytes."""
+
+    def __init__(self, first: bytes, second: bytes) -> None:
+        super().__init__(first)
+        self.second = second
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if offset == 0 and whence == 0 and self.tell() > 0 and self.second:
+            position = super().seek(0)
+            self.write(self.second)
+            self.second = b""
+            return super().seek(position)
+        return super().seek(offset, whence)
+
+
+def test_evidence_rewritten_between_the_fast_read_and_the_exact_read_is_sa004(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(fast.CHECK_VARIABLE)
+    data = _late_damage(LEGAL["tools-completed"]()[0])
+    rewritten = data.replace(b'"timestamp":', b'"timestamp" :', 1)[: len(data) - 1] + b"\n"
+    assert len(rewritten) == len(data) and rewritten != data
+    stream = _RewrittenOnSeek(data, rewritten)
+    outcome = fast.verify_fast_first("s.jsonl", "s.jsonl", stream, len(data), DEFAULT_OPTIONS, None)
+    changed = [item for item in outcome.findings if item.rule == "SA004"]
+    assert len(changed) == 1
+    assert changed[0].message.startswith(f"s.jsonl: its first {len(data)} bytes were rewritten between")

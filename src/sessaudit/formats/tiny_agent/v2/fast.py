@@ -31,6 +31,7 @@ from sessaudit.formats.tiny_agent.v2.verification import ENCODING_ONLY, REDUCE, 
 from sessaudit.framing import Line
 from sessaudit.model import Finding
 from sessaudit.plugin import LineTap, SourceOutcome, VerifyOptions
+from sessaudit.rules import finding
 from sessaudit.strictjson import MAX_DEPTH, LineProblem, decode_line
 
 # The environment variable that makes every tiny-agent verification run both paths and compare them.
@@ -88,8 +89,10 @@ class _FastVerification(_Verification):
         size: int,
         options: VerifyOptions,
         tap: LineTap | None = None,
+        *,
+        report_progress: bool = True,
     ) -> None:
-        super().__init__(path, real_path, stream, size, options, tap)
+        super().__init__(path, real_path, stream, size, options, tap, report_progress=report_progress)
         self.tapped = 0  # the last line handed to the tap
         self.fast = fastfacts.FastReducer(
             observations=self.observations,
@@ -228,7 +231,30 @@ def verify_fast_first(
     if proven is not None:
         return proven
     resumed = tap if tap is None or not verification.tapped else _Resumed(tap, verification.tapped)
-    return _Verification(path, real_path, stream, size, options, resumed).run()
+    first_read, first_sha256 = verification.reader.hashed_so_far()
+    again = _Verification(
+        path,
+        real_path,
+        stream,
+        size,
+        options,
+        resumed,
+        already_reported=verification.reader.reported,
+        prefix_bytes=first_read,
+    )
+    outcome = again.run()
+    if first_read and again.reader.prefix_sha256 != first_sha256:
+        # the evidence changed between the two reads: the engine's re-hash compares with the second
+        outcome.findings.append(
+            finding(
+                "SA004",
+                f"{path}: its first {first_read} bytes were rewritten between the fast path's read and the "
+                "exact pass's; the report describes the bytes as read the second time",
+                path=path,
+                evidence={"bytes": first_read, "sha256": first_sha256},
+            )
+        )
+    return outcome
 
 
 class _Resumed:
@@ -257,14 +283,22 @@ def differential_check(
     accepts; when it doubts, the exact pass must have kept a finding of its own (not only the end-of-file
     findings and notes the outcome adds)."""
     stream.seek(0)
-    fast = prove_accepted(path, real_path, stream, size, options)
-    COMPARED["accepted" if fast is not None else "doubted"] += 1
+    second = _FastVerification(path, real_path, stream, size, options, report_progress=False)
+    fast = _prove(second)
+    read = exact.files[0].sha256
     if fast is None:
-        if not _pass_kept_findings(path, real_path, stream, size, options):
+        kept, again = _pass_kept_findings(path, real_path, stream, size, options)
+        if again != read:
+            return  # the evidence changed between the reads (the engine's re-hash reports it)
+        COMPARED["doubted"] += 1
+        if not kept:
             raise FastPathMismatch(
                 f"{path}: the fast path doubted a session the exact pass kept no finding on"
             )
         return
+    if second.reader.sha256 != read:
+        return  # the evidence changed between the reads
+    COMPARED["accepted"] += 1
     if fast != exact:
         raise FastPathMismatch(f"{path}: the fast path's outcome differs from the exact pass's")
 
@@ -281,8 +315,9 @@ class _Counting(_Verification):
 
 def _pass_kept_findings(
     path: str, real_path: str, stream: BinaryIO, size: int, options: VerifyOptions
-) -> bool:
+) -> tuple[bool, str]:
+    """Whether the exact pass keeps a finding of its own on the file, and the sha256 of what it read."""
     stream.seek(0)
-    counting = _Counting(path, real_path, stream, size, options, None)
+    counting = _Counting(path, real_path, stream, size, options, None, report_progress=False)
     counting.run()
-    return counting.kept > 0
+    return counting.kept > 0, counting.reader.sha256

@@ -32,13 +32,27 @@ class _Verification:
         size: int,
         options: VerifyOptions,
         tap: LineTap | None = None,
+        *,
+        report_progress: bool = True,
+        already_reported: int = 0,
+        prefix_bytes: int = 0,
     ) -> None:
+        """`report_progress`, `already_reported`, `prefix_bytes`: as LineReader's (a second read of the
+        same evidence counts for the progress display only past what the first one counted, and hashes
+        the part the first one read)."""
         self.path = path
         self.tap = tap
         self.options = options
         self.real_path = real_path
         self.stream = stream
-        self.reader = LineReader(stream, size, max_line_bytes=options.limits.max_line_bytes)
+        self.reader = LineReader(
+            stream,
+            size,
+            max_line_bytes=options.limits.max_line_bytes,
+            report_progress=report_progress,
+            already_reported=already_reported,
+            prefix_bytes=prefix_bytes,
+        )
         self.findings: list[Finding] = []
         self.mode = TRACK
         self.header = headers.HeaderOutcome()

@@ -12,6 +12,10 @@ stays bounded: the tiny-agent builder writes each line as it is made and remembe
   invalid-arguments synthetic result and user abort, and compactions on a geometric cadence (each after
   the session grew by half, from 256 KiB: a compaction lists every message id so far, so a fixed cadence
   would make a 1 GB session quadratic).
+- `tiny-agent-dense`: the same sessions with the most facts per byte (`DenseTinyAgentWriter`): short
+  contents, 2-7 calls an answer, most tool results with their usage in the same line, ≈ 2,000 facts/MB in
+  ≈ 700 B lines, a third of them arrays; corpus.json gives each source's facts, lines and array lines as
+  written, and bench/run.py reads the files back to check them (`dense_shape`).
 - `rivumi`: a run root `DIR/runs/` of run directories (~64 KB each unless `--sessions` says how many).
 - `half-pi`: `--sessions` stores (default 1) `DIR/store-<i>/db/half-pi.db`, sized by the messages written.
 - `claude-code`: a Claude Code config root `DIR/projects/<project-dir>/` (20 families of sessions per
@@ -42,6 +46,7 @@ arguments give byte-identical files, whatever `--workers`.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import random
@@ -55,7 +60,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from sessaudit.formats.claude_code.build.ids import DEFAULT_START as CLAUDE_CODE_START
 from sessaudit.formats.claude_code.build.lines import dump_line
@@ -71,7 +76,16 @@ from sessaudit.formats.rivumi.build.parts import ToolCall as RivumiCall
 from sessaudit.formats.rivumi.build.run_builder import RunBuilder
 from sessaudit.formats.rivumi.build.writer import DEFAULT_START
 from sessaudit.formats.tiny_agent.build.machinery import session_file_name
-from sessaudit.formats.tiny_agent.build.session import DEFAULT_CREATED_AT, Call, SessionBuilder, TokenUsage
+from sessaudit.formats.tiny_agent.build.session import (
+    DEFAULT_CREATED_AT,
+    Call,
+    Configuration,
+    SessionBuilder,
+    TokenUsage,
+)
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 # "tiny-agent-dense": tiny-agent sessions with short contents (the most state per byte)
 FORMATS: Final = ("tiny-agent", "tiny-agent-dense", "rivumi", "half-pi", "claude-code", "codex")
@@ -155,6 +169,15 @@ QUESTIONS: Final = (
     "The deploy script hangs after the migration step; investigate.",
 )
 TOOLS: Final = ("read", "grep", "edit", "bash")
+DENSE_TOOLS: Final = ("read", "edit", "bash")  # as tiny-agent's example sessions configure
+SHORT_QUESTIONS: Final = (
+    "Fix total() for {price, qty} items.",
+    "Why does CI fail?",
+    "Add a retry to the client.",
+    "Rename order to orders.",
+    "Redact the logged session id.",
+    "Why does deploy hang?",
+)
 
 
 def parse_size(text: str) -> int:
@@ -197,7 +220,7 @@ class TextPool:
 
 class ShortTextPool(TextPool):
     """The same text in slices of at most 60 characters: with short messages and tool results, a session
-    holds the most ids and entries per byte (≈ 2.2 ids per KB), the worst case for state per MB."""
+    holds the most ids and entries per byte, the worst case for state per MB."""
 
     def take(self, generator: random.Random, length: int) -> str:
         return super().take(generator, min(length, 60))
@@ -256,8 +279,14 @@ class Corpus:
 
 # --- tiny-agent -------------------------------------------------------------------------------------------
 def _short_result_length(generator: random.Random, cap: int) -> int:
-    """A dense session's tool result: 20 to 120 characters."""
+    """A short tool result: 20 to 120 characters (60 at most from a ShortTextPool). The dense sessions of
+    tests/formats/tiny_agent/test_memory.py (the plain writer with short contents) use it."""
     return generator.randrange(20, 120)
+
+
+def _dense_result_length(generator: random.Random, cap: int) -> int:
+    """A dense session's tool result: 4 to 40 characters (`ok`, a line number, a short match)."""
+    return generator.randrange(4, 40)
 
 
 def _result_length(generator: random.Random, cap: int) -> int:
@@ -274,8 +303,15 @@ def _result_length(generator: random.Random, cap: int) -> int:
     return max(20, min(length, cap))
 
 
-def _call(generator: random.Random, pool: TextPool, index: int) -> Call:
-    name = generator.choice(TOOLS)
+def _call(
+    generator: random.Random,
+    pool: TextPool,
+    index: int,
+    tools: Sequence[str] = TOOLS,
+    edit: tuple[int, int] = (80, 120),
+) -> Call:
+    """A tool call among `tools`; an edit replaces `edit[0]` characters by `edit[1]`."""
+    name = generator.choice(tools)
     path = f"src/{generator.choice(WORDS[:40])}/{generator.choice(WORDS[:40])}_{index}.py"
     arguments: dict[str, object]
     if name == "read":
@@ -283,7 +319,7 @@ def _call(generator: random.Random, pool: TextPool, index: int) -> Call:
     elif name == "grep":
         arguments = {"pattern": generator.choice(WORDS[:60]), "path": "src"}
     elif name == "edit":
-        arguments = {"path": path, "old": pool.take(generator, 80), "new": pool.take(generator, 120)}
+        arguments = {"path": path, "old": pool.take(generator, edit[0]), "new": pool.take(generator, edit[1])}
     else:
         arguments = {"command": f"pytest -q tests/test_{generator.choice(WORDS[:40])}.py"}
     return Call(name, arguments)
@@ -291,6 +327,10 @@ def _call(generator: random.Random, pool: TextPool, index: int) -> Call:
 
 class TinyAgentWriter:
     """Drives a streaming `SessionBuilder` until its file holds about `target` bytes, then the ending."""
+
+    configuration: ClassVar[Configuration | None] = None  # the builder's own: four tools
+    # a compaction once the session grew by this factor (numerator, denominator) since the last one
+    compaction_growth: ClassVar[tuple[int, int]] = (3, 2)
 
     def __init__(
         self,
@@ -354,7 +394,8 @@ class TinyAgentWriter:
                 # retain the last message, unless it is a tool result (after an aborted run): a retained
                 # tail must be a legal transcript on its own (spec §8.6), not begin with an answer
                 builder.compact(summary, keep_last=builder.retainable(1))
-                self.next_compaction = max(written + FIRST_COMPACTION, written * 3 // 2)
+                numerator, denominator = self.compaction_growth
+                self.next_compaction = max(written + FIRST_COMPACTION, written * numerator // denominator)
             self.run()
         if ending != "clean":
             self.crash(ending)
@@ -373,6 +414,97 @@ class TinyAgentWriter:
         builder.start_tool(answer, 0)  # bash: replay "never"; killed while the tool ran
 
 
+class DenseTinyAgentWriter(TinyAgentWriter):
+    """A session with the most facts per byte: ≈ 2,000 facts/MB in ≈ 700 B lines, a third of them arrays
+    (the shape of tiny-agent's own short sessions). Short contents (a ShortTextPool, 4-40 character tool
+    results, short prompts and answers); the three tools tiny-agent's example sessions configure (each
+    `stepAttempt` snapshots three tool digests, not four); a third of the runs answered without tools, the
+    others 1-3 steps of 2-7 calls; most tool results with their tool usage in the same line; a user
+    message mostly written on its own before its run starts (typed while the agent was busy), and now and
+    then the final answer and its `operationFinished` in one transaction; a compaction each time the
+    session tripled (its `compactionStarted` lists every message id so far: many bytes, one fact)."""
+
+    configuration = Configuration(tools=DENSE_TOOLS)
+    compaction_growth = (3, 1)
+    TOOL_USAGE: ClassVar[float] = 0.7  # the share of tool results with their usage in the same line
+    USER_ALONE: ClassVar[float] = 0.8  # the share of runs whose user message is a line of its own
+    FINISH_WITH_ANSWER: ClassVar[float] = 0.3  # the share of runs ending [answer, usage, finished]
+    STEPS: ClassVar[tuple[int, ...]] = (0, 0, 1, 1, 2, 3)  # tool steps of a run (0: answered directly)
+    CALLS: ClassVar[tuple[int, ...]] = (2, 3, 4, 5, 6, 7)  # calls of an answer, one drawn
+
+    def run(self) -> None:
+        builder, generator, pool = self.builder, self.random, self.pool
+        question = generator.choice(SHORT_QUESTIONS)
+        if generator.random() < self.USER_ALONE:
+            operation = builder.start_run(input_entry_id=builder.user(question))
+        else:
+            operation = builder.start_run(question)
+        for _ in range(generator.choice(self.STEPS)):
+            if builder.bytes_written >= self.target:
+                break
+            step = builder.step(operation)
+            if generator.random() < 0.03:
+                step = builder.retry(step)  # attempt 1 timed out; attempt 2 answers
+            if generator.random() < 0.02:  # the user pressed escape while the model was thinking
+                builder.abort(operation)
+                builder.step_failed(step, "aborted", "Operation aborted")
+                builder.finish(operation, "aborted")
+                return
+            count = generator.choice(self.CALLS)
+            calls = [_call(generator, pool, index, DENSE_TOOLS, (10, 24)) for index in range(count)]
+            broken = generator.random() < 0.02
+            if broken:
+                calls[0] = Call(calls[0].name, raw_arguments='{"path": "src/')
+            thought = pool.take(generator, generator.randrange(10, 40)) if generator.random() < 0.5 else None
+            answer = builder.assistant(step, thought, calls=calls)
+            for index in range(count):
+                if broken and index == 0:
+                    builder.pre_execution(answer, 0, "invalidArguments")
+                    continue
+                intent = builder.start_tool(answer, index)
+                content = pool.take(generator, self.result_length(generator, self.cap))
+                usage = TokenUsage(input=generator.randrange(100, 4000), output=generator.randrange(10, 500))
+                builder.tool_result(
+                    intent,
+                    content,
+                    outcome="error" if generator.random() < 0.1 else "success",
+                    usage=usage if generator.random() < self.TOOL_USAGE else None,
+                )
+        final = builder.step(operation)
+        reply = pool.take(generator, generator.randrange(10, 60)).strip() or "Done."
+        together = generator.random() < self.FINISH_WITH_ANSWER
+        with builder.transaction():
+            builder.assistant(final, reply)
+            if together:
+                builder.finish(operation)
+        if not together:
+            builder.finish(operation)
+        builder.wait(generator.randrange(1_000, 600_000))
+
+
+class ShapeCounter(io.BufferedWriter):
+    """A session file's buffered writer that counts what the builder writes into it: complete lines (the
+    builder writes each in one call: the header, then one transaction a call; a torn tail has no LF and is
+    no line), the lines that are arrays, and their facts (each has one `,"seq":` key; inside a JSON string
+    that quote would be escaped)."""
+
+    lines = 0
+    array_lines = 0
+    facts = 0
+
+    def write(self, buffer: ReadableBuffer, /) -> int:
+        data = bytes(buffer)
+        if data.endswith(b"\n"):
+            self.lines += 1
+            self.array_lines += data.startswith(b"[")
+            self.facts += data.count(b',"seq":')
+        return super().write(data)
+
+    def shape(self) -> dict[str, object]:
+        """The counts corpus.json records for the source (`bytes` is the source's own field)."""
+        return {"facts": self.facts, "lines": self.lines, "array_lines": self.array_lines}
+
+
 def tiny_agent_source(folder: Path, seed: int, index: int, target: int, pool: TextPool, ending: str) -> Path:
     created_at = DEFAULT_CREATED_AT + index * 3_600_000
     session_seed = seed * 1_000_003 + index
@@ -381,12 +513,15 @@ def tiny_agent_source(folder: Path, seed: int, index: int, target: int, pool: Te
 
 def dense_tiny_agent_source(
     folder: Path, seed: int, index: int, target: int, pool: TextPool, ending: str
-) -> Path:
-    """A tiny-agent session with short contents throughout (ShortTextPool, 20-120 character results)."""
+) -> tuple[Path, dict[str, object]]:
+    """A dense tiny-agent session (DenseTinyAgentWriter, short contents from a ShortTextPool) and its
+    facts, lines and array lines as written."""
     created_at = DEFAULT_CREATED_AT + index * 3_600_000
     session_seed = seed * 1_000_003 + index
     dense = ShortTextPool(seed) if type(pool) is TextPool else pool
-    return write_tiny_agent(folder, session_seed, created_at, target, dense, ending, _short_result_length)
+    return _write_session(
+        folder, session_seed, created_at, target, dense, ending, _dense_result_length, DenseTinyAgentWriter
+    )
 
 
 def write_tiny_agent(
@@ -397,16 +532,34 @@ def write_tiny_agent(
     pool: TextPool,
     ending: str,
     result_length: Callable[[random.Random, int], int] = _result_length,
+    writer: type[TinyAgentWriter] = TinyAgentWriter,
 ) -> Path:
     """One session of about `target` bytes, its name tiny-agent's own, its content from (seed, pool)."""
+    return _write_session(folder, session_seed, created_at, target, pool, ending, result_length, writer)[0]
+
+
+def _write_session(
+    folder: Path,
+    session_seed: int,
+    created_at: int,
+    target: int,
+    pool: TextPool,
+    ending: str,
+    result_length: Callable[[random.Random, int], int],
+    writer: type[TinyAgentWriter],
+) -> tuple[Path, dict[str, object]]:
     path = folder / session_file_name(created_at, SessionBuilder.session_id_for(session_seed, created_at))
-    with path.open("xb", buffering=1 << 20) as stream:
+    with ShapeCounter(io.FileIO(path, "xb"), buffer_size=1 << 20) as stream:
         builder = SessionBuilder(
-            seed=session_seed, created_at=created_at, cwd="/home/dev/shop", sink=stream, message_memory=16
+            seed=session_seed,
+            created_at=created_at,
+            cwd="/home/dev/shop",
+            sink=stream,
+            message_memory=16,
+            configuration=writer.configuration,
         )
-        writer = TinyAgentWriter(builder, random.Random(session_seed ^ 0x5EED), pool, target, result_length)
-        writer.write(ending)
-    return path
+        writer(builder, random.Random(session_seed ^ 0x5EED), pool, target, result_length).write(ending)
+    return path, stream.shape()
 
 
 # --- Rivumi ----------------------------------------------------------------------------------------------
@@ -987,7 +1140,6 @@ def codex_report_errors(manifest: dict[str, object], out: Path, report: dict[str
 
 WRITERS: Final[dict[str, Callable[[Path, int, int, int, TextPool, str], Path]]] = {
     "tiny-agent": tiny_agent_source,
-    "tiny-agent-dense": dense_tiny_agent_source,
     "rivumi": rivumi_source,
     "half-pi": half_pi_source,
 }
@@ -1028,6 +1180,11 @@ def _write_source(job: Job) -> list[Source]:
         pool = _POOLS[seed] = TextPool(seed)
     if format_name == "claude-code":
         return claude_code_family(out, seed, index, target, pool, ending, projects)
+    if format_name == "tiny-agent-dense":  # with its facts, lines and array lines (run.py: dense_shape)
+        path, shape = dense_tiny_agent_source(
+            source_folder(out, format_name), seed, index, target, pool, ending
+        )
+        return [Source(path.relative_to(out).as_posix(), _bytes(path), ending, extra=shape)]
     path = WRITERS[format_name](source_folder(out, format_name), seed, index, target, pool, ending)
     return [Source(path.relative_to(out).as_posix(), _bytes(path), ending)]
 

@@ -2,7 +2,9 @@
 [--seed N]`; `.ci/run` runs it briefly with a fresh seed each time (the suite's properties are derandomized).
 
 Runs the properties of tests/test_fuzz_*.py (see tests/fuzz_targets.py) with random seeds and no example
-database, and prints the executions per target and any failure (hypothesis shrinks it first)."""
+database, and prints the executions per target and any failure (hypothesis shrinks it first). The
+`fast-path` target (issue 21) is the tiny-agent fast path against the exact pass on valid-preserving
+variations, targeted corruptions and generic edits of builder-made sessions."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from tests import fuzz_targets as targets
 Counter = dict[str, int]
 
 
-def _counted(name: str, counts: Counter, run: Callable[..., None]) -> Callable[..., None]:
+def _counted(name: str, counts: Counter, run: Callable[..., object]) -> Callable[..., None]:
     def execute(*arguments: Any) -> None:
         counts[name] = counts.get(name, 0) + 1
         run(*arguments)
@@ -74,12 +76,18 @@ def build_targets(examples: int, counts: Counter) -> dict[str, Callable[[], None
     def half_pi(seed: str, edits: list[Any], wal_edits: list[Any] | None) -> None:
         _counted("half-pi", counts, targets.run_half_pi)(seed, edits, wal_edits)
 
+    @configured
+    @given(targets.fast_path_cases())
+    def fast_path(case: targets.FastCase) -> None:
+        _counted("fast-path", counts, targets.run_fast_path)(case)
+
     return {
         "framing": framing,
         "arbitrary-file": arbitrary_file,
         "tiny-agent": tiny_agent,
         "rivumi": rivumi,
         "half-pi": half_pi,
+        "fast-path": fast_path,
     }
 
 

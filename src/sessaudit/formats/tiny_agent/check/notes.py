@@ -137,7 +137,7 @@ def tool_started(
     text = answer.calls[intent.index][2]
     try:
         provider = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the stack: unreadable, as a broken text is
         provider = None
     if type(provider) is not dict:
         provider = None

@@ -20,7 +20,6 @@ accepted by the reducer and a run reconciled plan by plan reaches its terminal r
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NoReturn
@@ -216,9 +215,30 @@ def _pending_intent(operation: Operation, intent: ToolIntent, planning: _Plannin
             "toolIndex": intent.index,
             "toolStartedId": intent.started_id,
             "toolName": intent.name,
-            "arguments": copy.deepcopy(intent.arguments),
+            "arguments": _json_copy(intent.arguments),
         }
     return {"type": "appendSynthetic", "results": [_interrupted(intent)]}
+
+
+def _json_copy(value: Any) -> Any:
+    """A deep copy of a decoded JSON value, without recursion: arguments may nest as deep as the strict
+    decoder allows (511 levels), past what copy.deepcopy's recursion survives."""
+    if type(value) is not dict and type(value) is not list:
+        return value
+    root: Any = {} if type(value) is dict else []
+    stack = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        for key, child in source.items() if type(source) is dict else enumerate(source):
+            copied: Any = child
+            if type(child) is dict or type(child) is list:
+                copied = {} if type(child) is dict else []
+                stack.append((child, copied))
+            if type(target) is dict:
+                target[key] = copied
+            else:
+                target.append(copied)
+    return root
 
 
 def _abort_results(operation: Operation) -> list[dict[str, Any]]:

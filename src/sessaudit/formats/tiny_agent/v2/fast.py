@@ -130,10 +130,14 @@ class _FastVerification(_Verification):
             data = line.data
             try:
                 value = loads(data)  # a compact line orjson writes back byte for byte is strict JSON
-                if not compact_is_strict or dumps(value) != data:
+                strict = compact_is_strict and dumps(value) == data
+            except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # e.g. nested past orjson's writer
+                strict = False
+            if not strict:
+                try:
                     value = decode_line(data)
-            except (orjson.JSONDecodeError, LineProblem) as problem:
-                raise Doubt(f"line {line.number} does not decode") from problem
+                except LineProblem as problem:
+                    raise Doubt(f"line {line.number} does not decode") from problem
             number = line.number
             offset = line.offset
             reducer.transcript_problem = None
@@ -166,6 +170,8 @@ class _FastVerification(_Verification):
                 self.tapped = number
         if not fastfacts.check_fresh_ids(fresh):
             raise Doubt("an id is not a UUIDv7")
+        if reader.line_count == 0:
+            raise Doubt("the file has no header line (no LF)")
         if self.findings or self.mode == ENCODING_ONLY:
             raise Doubt("the pass kept a finding")
         # what the exact pass sets after each accepted transaction, for the last one
@@ -309,7 +315,12 @@ class _Counting(_Verification):
     kept = 0
 
     def _outcome(self) -> SourceOutcome:
-        self.kept = len(self.findings) + (self.capped_at is not None) + (self.mode == ENCODING_ONLY)
+        self.kept = (
+            len(self.findings)
+            + (self.capped_at is not None)
+            + (self.mode == ENCODING_ONLY)
+            + (self.reader.line_count == 0)  # no LF: SA101, which the outcome adds
+        )
         return super()._outcome()
 
 

@@ -40,6 +40,8 @@ from sessaudit.formats.tiny_agent.read.shapes import JS_WHITESPACE, Violation
 
 _exact = Reducer.apply_fact
 _digest = DIGEST_PATTERN.match
+# Every integer orjson cannot read exactly has 19 digits or more.
+_LONG_DIGITS: Final = re.compile(r"[0-9]{19}")
 # Many new ids at once, one per line: the pattern of `UUID7_PATTERN`, repeated.
 _UUID7_LINES: Final = re.compile(
     r"(?:[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\n)*"
@@ -511,14 +513,18 @@ def _tool_started(r: FastReducer, record: dict[str, Any], fact_id: str, place: P
 def _quiet_start(r: FastReducer, operation: Operation, answer: Answer, intent: ToolIntent) -> bool:
     """Whether notes.tool_started would observe nothing: the call's arguments text parses to the intent's
     arguments, the environment is the header's, no earlier call is untouched, no abort was requested.
-    orjson parses what it accepts as the standard library does; anything it refuses is left to the note's
+    orjson parses what it accepts as the standard library does, but for integers beyond 64 bits (read as
+    floats), which any run of 19 digits may be; those texts and anything it refuses are left to the note's
     own parse."""
     if intent.environment != r.environment or operation.abort_requested:
         return False
     if UNTOUCHED in answer.states[: intent.index]:
         return False
+    text = answer.calls[intent.index][2]
+    if _LONG_DIGITS.search(text) is not None:  # an integer beyond 64 bits: orjson reads it as a float
+        return False
     try:
-        provider = _loads(answer.calls[intent.index][2])
+        provider = _loads(text)
     except orjson.JSONDecodeError:
         return False
     return type(provider) is dict and provider == intent.arguments

@@ -95,7 +95,7 @@ def parse_message(value: Any, pointer: str) -> Message:
             pointer + "/tool_calls",
             f"tool_calls: expected a non-empty array, found {show(raw_calls)}",
         )
-    calls = tuple([_parse_call(raw, pointer, index) for index, raw in enumerate(raw_calls)])
+    calls = tuple([parse_call(raw, pointer, index) for index, raw in enumerate(raw_calls)])
     if len({call[0] for call in calls}) != len(calls):
         seen: set[str] = set()
         repeated = ""
@@ -113,7 +113,8 @@ def parse_message(value: Any, pointer: str) -> Message:
     return Message("assistant", content, calls, "")
 
 
-def _parse_call(value: Any, base: str, index: int) -> Call:
+def parse_call(value: Any, base: str, index: int) -> Call:
+    """One tool call of an assistant message at `{base}/tool_calls/{index}`, validated exactly."""
     if (
         type(value) is dict
         and len(value) == 3

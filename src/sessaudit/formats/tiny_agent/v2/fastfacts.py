@@ -35,7 +35,13 @@ from sessaudit.formats.tiny_agent.check.state import (
     ToolIntent,
 )
 from sessaudit.formats.tiny_agent.read.digests import DIGEST_PATTERN, MAX_SAFE_INTEGER
-from sessaudit.formats.tiny_agent.read.messages import Call, Message, canonical_message, parse_configuration
+from sessaudit.formats.tiny_agent.read.messages import (
+    Call,
+    Message,
+    canonical_message,
+    parse_call,
+    parse_configuration,
+)
 from sessaudit.formats.tiny_agent.read.shapes import JS_WHITESPACE, Violation
 
 _exact = Reducer.apply_fact
@@ -173,29 +179,14 @@ def _entry(r: FastReducer, fact: dict[str, Any], fact_id: str, place: Place) -> 
 
 
 def _calls(raw: Any) -> tuple[Call, ...]:
-    """The tool calls of an assistant message in the common, valid shape (else the exact handler)."""
+    """The tool calls of an assistant message, each validated as the exact pass does (a bad one raises
+    Violation: a doubt); repeated call ids are the exact handler's."""
     if type(raw) is not list or not raw:
         raise _EXACT
-    calls = []
-    for value in raw:
-        if (
-            type(value) is dict
-            and len(value) == 3
-            and value.get("type") == "function"
-            and type(function := value.get("function")) is dict
-            and len(function) == 2
-            and type(call_id := value.get("id")) is str
-            and call_id
-            and type(name := function.get("name")) is str
-            and name
-            and type(arguments := function.get("arguments")) is str
-        ):
-            calls.append((call_id, name, arguments))
-        else:
-            raise _EXACT
+    calls = tuple([parse_call(value, "/entry/message", index) for index, value in enumerate(raw)])
     if len({call[0] for call in calls}) != len(calls):
         raise _EXACT
-    return tuple(calls)
+    return calls
 
 
 def _ref(r: FastReducer, value: Any) -> str:

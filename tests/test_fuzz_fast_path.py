@@ -500,6 +500,15 @@ def test_a_corruption_can_end_the_file_at_its_line() -> None:
     assert ended == whole[: len(ended)]
 
 
+def test_usage_for_a_tool_intent_of_another_operation_is_doubted() -> None:
+    """The last run's tool usage names an intent of an earlier run (LONG_SEED's site 93 of the kind)."""
+    data, _ = fast_path_input(LONG_SEED, (), Corruption("other-kind-reference", 93, 0, end=True))
+    check = check_fast_path(data, accepted=False)
+    errors = [item for item in check.exact.findings if item.severity is Severity.ERROR]
+    assert [(item.rule, item.location.line) for item in errors] == [("SA207", 82)]
+    assert "is not a tool intent of operation" in errors[0].message
+
+
 def test_settling_a_superseded_attempt_is_doubted() -> None:
     data, _ = fast_path_input("retry-settled", (), Corruption("closed-attempt", 0, 0, end=True))
     check = check_fast_path(data, accepted=False)

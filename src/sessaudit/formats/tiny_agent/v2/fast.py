@@ -94,13 +94,12 @@ class _FastVerification(_Verification):
     ) -> None:
         super().__init__(path, real_path, stream, size, options, tap, report_progress=report_progress)
         self.tapped = 0  # the last line handed to the tap
-        self.fast = fastfacts.FastReducer(
-            observations=self.observations,
-            reread_digest=self.rereader.source_digest,
-            line_at=self.rereader.line_at,
-        )
-        self.fast.journal = DirectJournal()
-        self.reducer = self.fast
+
+    def _reducer(self, **parts: Any) -> fastfacts.FastReducer:
+        reducer = fastfacts.FastReducer(**parts)
+        reducer.journal = DirectJournal()
+        self.fast = reducer
+        return reducer
 
     def run(self) -> SourceOutcome:
         reader = self.reader

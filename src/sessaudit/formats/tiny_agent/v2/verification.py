@@ -58,7 +58,7 @@ class _Verification:
         self.header = headers.HeaderOutcome()
         self.observations = Observations(path, None)
         self.rereader = Rereader(stream)
-        self.reducer = Reducer(
+        self.reducer = self._reducer(
             observations=self.observations,
             reread_digest=self.rereader.source_digest,
             line_at=self.rereader.line_at,
@@ -72,6 +72,10 @@ class _Verification:
         self.line_end = 0
         self.last_offset = 0
         self.capped_at: int | None = None  # the line where --max-findings stopped checking
+
+    def _reducer(self, **parts: Any) -> Reducer:
+        """The reducer the pass applies transactions with (the fast path's is its own)."""
+        return Reducer(**parts)
 
     # --- the pass -----------------------------------------------------------------------------
     def run(self) -> SourceOutcome:

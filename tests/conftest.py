@@ -30,7 +30,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     from sessaudit.formats.tiny_agent.v2.fast import COMPARED
 
     terminalreporter.write_line(
-        f"tiny-agent fast path, compared with the exact pass in this process: {COMPARED['accepted']} "
-        f"session(s) accepted with the same outcome, {COMPARED['doubted']} doubted (the exact pass found "
-        "something in each)"
+        "tiny-agent fast path, compared with the exact pass in this process (twice a session: as verify "
+        f"runs it, and compacting): {COMPARED['accepted']} passes accepted with the same outcome "
+        f"({COMPARED['compacted']} of them compacting their state), "
+        f"{COMPARED['doubted']} doubted (the exact pass found something in each)"
     )

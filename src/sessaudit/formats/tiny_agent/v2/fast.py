@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from typing import Any, BinaryIO, Final
 
 import orjson
@@ -27,6 +28,7 @@ from sessaudit.fastjson import compact_lines_are_strict
 from sessaudit.formats.tiny_agent.check.state import Journal, Place
 from sessaudit.formats.tiny_agent.read.shapes import Violation
 from sessaudit.formats.tiny_agent.v2 import fastfacts
+from sessaudit.formats.tiny_agent.v2.compact import Compactor, Doubt, compaction_allowed
 from sessaudit.formats.tiny_agent.v2.verification import ENCODING_ONLY, REDUCE, _Verification
 from sessaudit.framing import Line
 from sessaudit.model import Finding
@@ -37,15 +39,13 @@ from sessaudit.strictjson import MAX_DEPTH, LineProblem, decode_line
 # The environment variable that makes every tiny-agent verification run both paths and compare them.
 CHECK_VARIABLE: Final = "SESSAUDIT_CHECK_FAST_PATH"
 # What the differential checks of this process saw: sessions the fast path accepted, and doubted.
-COMPARED: Final[dict[str, int]] = {"accepted": 0, "doubted": 0}
+COMPARED: Final[dict[str, int]] = {"accepted": 0, "doubted": 0, "compacted": 0}
+# The differential check's second fast pass compacts its state after this many new ids.
+CHECK_LIMIT: Final = 4
 
 
 # New ids are checked against the UUIDv7 pattern in batches of this many, by one regular expression call.
 FRESH_BATCH: Final = 4096
-
-
-class Doubt(Exception):
-    """The fast path cannot prove the file accepted: the exact pass decides."""
 
 
 class FastPathMismatch(AssertionError):
@@ -91,9 +91,14 @@ class _FastVerification(_Verification):
         tap: LineTap | None = None,
         *,
         report_progress: bool = True,
+        compactor: Compactor | None = None,
     ) -> None:
         super().__init__(path, real_path, stream, size, options, tap, report_progress=report_progress)
         self.tapped = 0  # the last line handed to the tap
+        # the state is compacted past this many ids (compact.py); never where str hashes are not random
+        self.compactor = compactor if compactor is not None else Compactor()
+        if compactor is None and not compaction_allowed():
+            self.compactor.limit = sys.maxsize
 
     def _reducer(self, **parts: Any) -> fastfacts.FastReducer:
         reducer = fastfacts.FastReducer(**parts)
@@ -112,6 +117,7 @@ class _FastVerification(_Verification):
         tap = self.tap
         compact_is_strict = compact_lines_are_strict(MAX_DEPTH)
         fresh = reducer.fresh_ids
+        compactor = self.compactor
         facts = 0
         number, offset, place = 0, 0, None
         for line in reader:
@@ -158,6 +164,10 @@ class _FastVerification(_Verification):
                 observations.commit()
             if len(fresh) >= FRESH_BATCH and not fastfacts.check_fresh_ids(fresh):
                 raise Doubt(f"an id before line {number} is not a UUIDv7")
+            if len(reducer.namespace) >= compactor.limit:
+                if not fastfacts.check_fresh_ids(fresh):  # only proven UUIDs are packed
+                    raise Doubt(f"an id before line {number} is not a UUIDv7")
+                compactor.compact(reducer)
             # the operation the transaction wrote to, finished or started (reducer.apply's bookkeeping)
             current = reducer.current
             if current is not None:
@@ -286,26 +296,33 @@ def differential_check(
 ) -> None:
     """Run the fast path after the exact pass on the same bytes and compare: equal outcomes when it
     accepts; when it doubts, the exact pass must have kept a finding of its own (not only the end-of-file
-    findings and notes the outcome adds)."""
-    stream.seek(0)
-    second = _FastVerification(path, real_path, stream, size, options, report_progress=False)
-    fast = _prove(second)
+    findings and notes the outcome adds). Twice: as verify runs it, and compacting its state after every
+    few ids into tables of a few buckets (compact.py), so the compacted state answers every session of the
+    suite, not only the dense ones past HOT_LIMIT."""
     read = exact.files[0].sha256
-    if fast is None:
-        kept, again = _pass_kept_findings(path, real_path, stream, size, options)
-        if again != read:
-            return  # the evidence changed between the reads (the engine's re-hash reports it)
-        COMPARED["doubted"] += 1
-        if not kept:
-            raise FastPathMismatch(
-                f"{path}: the fast path doubted a session the exact pass kept no finding on"
-            )
-        return
-    if second.reader.sha256 != read:
-        return  # the evidence changed between the reads
-    COMPARED["accepted"] += 1
-    if fast != exact:
-        raise FastPathMismatch(f"{path}: the fast path's outcome differs from the exact pass's")
+    kept: bool | None = None
+    for compactor in (None, Compactor(limit=CHECK_LIMIT, bits=1, filter_bits=6)):
+        stream.seek(0)
+        second = _FastVerification(
+            path, real_path, stream, size, options, report_progress=False, compactor=compactor
+        )
+        fast = _prove(second)
+        which = "the fast path" if compactor is None else "the compacting fast path"
+        if fast is None:
+            if kept is None:
+                kept, again = _pass_kept_findings(path, real_path, stream, size, options)
+                if again != read:
+                    return  # the evidence changed between the reads (the engine's re-hash reports it)
+            COMPARED["doubted"] += 1
+            if not kept:
+                raise FastPathMismatch(f"{path}: {which} doubted a session the exact pass kept no finding on")
+            continue
+        if second.reader.sha256 != read:
+            return  # the evidence changed between the reads
+        COMPARED["accepted"] += 1
+        COMPARED["compacted"] += second.compactor.compactions > 0
+        if fast != exact:
+            raise FastPathMismatch(f"{path}: {which}'s outcome differs from the exact pass's")
 
 
 class _Counting(_Verification):

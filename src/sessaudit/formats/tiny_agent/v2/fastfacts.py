@@ -104,21 +104,21 @@ def apply_fact(r: FastReducer, fact: Any, place: Place) -> None:
         or type(fact_id) is not str
         or type(timestamp) is not int
         or not 0 <= timestamp <= MAX_SAFE_INTEGER
-        or (
-            fact_id in namespace
-            and (namespace[fact_id] != RESERVED_TOOL_RESULT or fact.get("kind") != "entry")
-        )
     ):
         _exact(r, fact, place)
         return
-    if fact_id not in namespace:
+    known = fact_id in namespace  # once: a compacted namespace answers it from its cold table
+    if known and (namespace[fact_id] != RESERVED_TOOL_RESULT or fact.get("kind") != "entry"):
+        _exact(r, fact, place)
+        return
+    if not known:
         r.fresh_ids.append(fact_id)
     place.seq = seq
     r.last_seen_seq = seq
     kind = fact.get("kind")
     try:
         if kind == "entry":
-            ordinal = _entry(r, fact, fact_id, place)
+            ordinal = _entry(r, fact, fact_id, place, known)
         elif kind == "record":
             _record(r, fact, fact_id, place)
             ordinal = FACT
@@ -146,7 +146,8 @@ def apply_fact(r: FastReducer, fact: Any, place: Place) -> None:
 
 
 # --- entries -------------------------------------------------------------------------------------
-def _entry(r: FastReducer, fact: dict[str, Any], fact_id: str, place: Place) -> int:
+def _entry(r: FastReducer, fact: dict[str, Any], fact_id: str, place: Place, known: bool) -> int:
+    """A message entry; `known`: its id is in the namespace already (a reserved result slot)."""
     entry = fact.get("entry")
     if len(fact) != 5 or type(entry) is not dict or entry.get("type") != "message":
         raise _EXACT
@@ -162,7 +163,7 @@ def _entry(r: FastReducer, fact: dict[str, Any], fact_id: str, place: Place) -> 
             or type(content) is not str
             or not content
             or r.pending_calls
-            or fact_id in r.namespace
+            or known
         ):
             raise _EXACT
         canonical = b'{"content":' + _dumps(content) + b',"role":"user"}'
@@ -172,6 +173,8 @@ def _entry(r: FastReducer, fact: dict[str, Any], fact_id: str, place: Place) -> 
         r.last_user = fact_id
         return ordinal
     if role == "assistant":
+        if known:
+            raise _EXACT
         return _assistant(r, entry, message, fact_id, place)
     if role == "tool":
         return _tool_result(r, entry, message, fact_id, place)
@@ -209,7 +212,6 @@ def _assistant(
         or (content is not None and type(content) is not str)
         or "content" not in message
         or r.pending_calls
-        or fact_id in r.namespace
     ):
         raise _EXACT
     size = len(message)

@@ -109,6 +109,30 @@ class ColdTable:
             raise Doubt("two ids have one fingerprint")
         self._append(bucket, fingerprint, value)
 
+    def put_many(self, pairs: Iterable[tuple[int, int]]) -> None:
+        """`put` for many distinct fingerprints at once: each bucket grows once."""
+        bitmap, spread, mask = self.bitmap, self.spread, self.mask
+        pack = _RECORD.pack
+        grown: dict[int, list[bytes]] = {}
+        for fingerprint, value in pairs:
+            byte = (fingerprint >> 19) & spread
+            bit = 1 << ((fingerprint >> 16) & 7)
+            if bitmap[byte] & bit:
+                bucket, at = self.position(fingerprint)
+                if at >= 0:
+                    _KEY.pack_into(bucket, at + 8, value)
+                    continue
+            else:
+                bitmap[byte] |= bit
+            records = grown.get(fingerprint & mask)
+            if records is None:
+                grown[fingerprint & mask] = [pack(fingerprint, value)]
+            else:
+                records.append(pack(fingerprint, value))
+        buckets = self.buckets
+        for index, records in grown.items():
+            buckets[index] += b"".join(records)
+
     def __contains__(self, fingerprint: int) -> bool:
         if not self.bitmap[(fingerprint >> 19) & self.spread] & (1 << ((fingerprint >> 16) & 7)):
             return False
@@ -130,7 +154,13 @@ class CompactNamespace(dict[str, int]):
         self.cold = cold
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or hash(key) in self.cold
+        if dict.__contains__(self, key):
+            return True
+        fingerprint = hash(key)  # ColdTable.__contains__, inline: most ids looked up here are new
+        cold = self.cold
+        if not cold.bitmap[(fingerprint >> 19) & cold.spread] & (1 << ((fingerprint >> 16) & 7)):
+            return False
+        return cold.position(fingerprint)[1] >= 0
 
     def get(self, key: str, default: Any = None) -> Any:
         value = dict.get(self, key, _ABSENT)
@@ -147,12 +177,10 @@ class CompactNamespace(dict[str, int]):
         new id was looked up here before it entered (no handler adds an id without), so a key whose
         fingerprint is already cold is that same id, changed; two hot keys with one fingerprint are a
         doubt."""
-        pairs = list(items)
-        if len({hash(key) for key, _ in pairs}) != len(pairs):
+        pairs = [(hash(key), value) for key, value in items]
+        if len({fingerprint for fingerprint, _ in pairs}) != len(pairs):
             raise Doubt("two ids have one fingerprint")
-        put = self.cold.put
-        for key, value in pairs:
-            put(hash(key), value)
+        self.cold.put_many(pairs)
         self.clear()
 
 

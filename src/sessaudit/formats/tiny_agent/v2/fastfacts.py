@@ -55,6 +55,8 @@ _UUID7_LINES: Final = re.compile(
 )
 _dumps = orjson.dumps
 _loads = orjson.loads
+# the namespace's own str keys, without a compacted namespace's __contains__ (most references are to them)
+_in_dict = dict.__contains__
 # the stopReason strings the exact handler interns, as one object each
 _STOP_REASONS: Final = {"stop": "stop", "toolUse": "toolUse", "length": "length"}
 
@@ -195,7 +197,7 @@ def _calls(raw: Any) -> tuple[Call, ...]:
 def _ref(r: FastReducer, value: Any) -> str:
     """An id the fact refers to, already in the namespace: in an accepted file every reference names an
     earlier id (else the exact handler decides)."""
-    if type(value) is not str or value not in r.namespace:
+    if type(value) is not str or (not _in_dict(r.namespace, value) and value not in r.namespace):
         raise _EXACT
     return value
 

@@ -296,18 +296,54 @@ def test_compaction_needs_random_string_hashes(monkeypatch: pytest.MonkeyPatch) 
     )
 
 
-def test_a_compaction_keeps_the_namespace_hot_part_below_its_limit() -> None:
+def test_a_compaction_keeps_the_namespace_hot_part_below_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     data, _ = LEGAL["compaction-cycle"]()
     compactor = Compactor(limit=5, bits=1, filter_bits=6)
     verification = fast._FastVerification(
         "s.jsonl", "s.jsonl", io.BytesIO(data), len(data), DEFAULT_OPTIONS, compactor=compactor
     )
+    seen: dict[str, Any] = {}
+    release = compact.release
+
+    def recorded(reducer: Any) -> None:
+        seen["namespace"], seen["runs"] = reducer.namespace, list(reducer.runs)
+        release(reducer)
+
+    monkeypatch.setattr(compact, "release", recorded)
     assert fast._prove(verification) is not None
-    reducer = verification.fast
-    assert isinstance(reducer.namespace, CompactNamespace)
-    assert dict.__len__(reducer.namespace) < 5 + 8  # at most one line's ids past the limit
+    assert isinstance(seen["namespace"], CompactNamespace)
+    assert dict.__len__(seen["namespace"]) < 5 + 8  # at most one line's ids past the limit
     # the runs finished before the last compaction are compacted
-    assert isinstance(reducer.runs[0], FinishedRun) and len(reducer.runs) > 2
+    assert isinstance(seen["runs"][0], FinishedRun) and len(seen["runs"]) > 2
+    # nothing was open at the end: the tables were released before the outcome was built
+    assert verification.fast.namespace is compact.RELEASED
+
+
+def test_a_session_left_open_keeps_its_tables_for_the_recovery() -> None:
+    data, _ = LEGAL["pending-safe-tool"]()
+    compactor = Compactor(limit=1, bits=1, filter_bits=6)
+    verification = fast._FastVerification(
+        "s.jsonl", "s.jsonl", io.BytesIO(data), len(data), DEFAULT_OPTIONS, compactor=compactor
+    )
+    answer = fast._prove(verification)
+    assert answer is not None and answer == exact(data)
+    assert any(run.recovery is not None for run in answer.sessions[0].runs)
+    assert isinstance(verification.fast.namespace, CompactNamespace)
+
+
+def test_any_use_of_a_released_table_is_a_doubt() -> None:
+    released: Any = compact.RELEASED
+    for use in (
+        lambda: "id" in released,
+        lambda: released["id"],
+        lambda: released.get("id"),
+        lambda: len(released),
+        lambda: bool(released),
+        lambda: list(released),
+        lambda: released.append("id"),
+    ):
+        with pytest.raises(Doubt):
+            use()
 
 
 def test_a_retired_attempt_keeps_its_flags_and_count() -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import struct
 import sys
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
@@ -113,7 +114,8 @@ class ColdTable:
         """`put` for many distinct fingerprints at once: each bucket grows once."""
         bitmap, spread, mask = self.bitmap, self.spread, self.mask
         pack = _RECORD.pack
-        grown: dict[int, list[bytes]] = {}
+        buckets = self.buckets
+        grown: list[list[bytes]] = [[] for _ in buckets]
         for fingerprint, value in pairs:
             byte = (fingerprint >> 19) & spread
             bit = 1 << ((fingerprint >> 16) & 7)
@@ -124,14 +126,10 @@ class ColdTable:
                     continue
             else:
                 bitmap[byte] |= bit
-            records = grown.get(fingerprint & mask)
-            if records is None:
-                grown[fingerprint & mask] = [pack(fingerprint, value)]
-            else:
-                records.append(pack(fingerprint, value))
-        buckets = self.buckets
-        for index, records in grown.items():
-            buckets[index] += b"".join(records)
+            grown[fingerprint & mask].append(pack(fingerprint, value))
+        for bucket, records in zip(buckets, grown, strict=True):
+            if records:
+                bucket += b"".join(records)
 
     def __contains__(self, fingerprint: int) -> bool:
         if not self.bitmap[(fingerprint >> 19) & self.spread] & (1 << ((fingerprint >> 16) & 7)):
@@ -255,42 +253,39 @@ class MessageIds:
     """The message ids: every entry but a compaction's, in order, so the ids themselves are the entries'
     (`entries`); only those since the last compaction are kept, as str. `pack` proves the premise."""
 
-    __slots__ = ("count", "entries", "kinds", "skips", "tail")
+    __slots__ = ("count", "entries", "kinds", "shifts", "tail")
 
     def __init__(self, messages: list[str], entries: PackedIds, kinds: bytearray) -> None:
         self.entries = entries
         self.kinds = kinds
         self.count = 0
-        self.skips: list[int] = []  # the ordinals of the compaction entries, ascending
+        # for the n-th compaction entry (ascending ordinals), how many messages come before it: message i
+        # is entry i + (the number of these at most i)
+        self.shifts: list[int] = []
         self.tail = messages
         self.pack()
 
     def pack(self) -> None:
-        """Called before `entries` packs its own tail."""
+        """Called before `entries` packs its own tail (the entries since the last compaction)."""
         kinds = self.kinds
-        skips = []
-        at = kinds.find(COMPACTION)
-        while at >= 0:
-            skips.append(at)
-            at = kinds.find(COMPACTION, at + 1)
-        tail = self.tail
-        if len(kinds) - len(skips) != self.count + len(tail) or len(kinds) != len(self.entries):
-            raise Doubt("the message ids are not the entries' but the compactions'")
-        self.skips = skips
         entries = self.entries
-        for index, message_id in enumerate(tail, self.count):
-            if entries[self._ordinal(index)] != message_id:
-                raise Doubt("the message ids are not the entries' but the compactions'")
-        self.count += len(tail)
+        start = entries.count
+        if len(kinds) != len(entries) or start - len(self.shifts) != self.count:
+            raise Doubt("the message ids are not the entries' but the compactions'")
+        recent = kinds[start:]
+        expected = [entry for entry, kind in zip(entries.tail, recent, strict=True) if kind != COMPACTION]
+        if expected != self.tail:
+            raise Doubt("the message ids are not the entries' but the compactions'")
+        shifts = self.shifts
+        at = recent.find(COMPACTION)
+        while at >= 0:
+            shifts.append(start + at - len(shifts))
+            at = recent.find(COMPACTION, at + 1)
+        self.count += len(self.tail)
         self.tail = []
 
     def _ordinal(self, index: int) -> int:
-        ordinal = index
-        for skipped in self.skips:
-            if skipped > ordinal:
-                break
-            ordinal += 1
-        return ordinal
+        return index + bisect_right(self.shifts, index)
 
     def append(self, value: str) -> None:
         self.tail.append(value)
@@ -358,6 +353,46 @@ class _Compacted:
         if name.startswith("__"):
             raise AttributeError(name)
         raise Doubt(f"a compacted {type(self).__name__} was asked for {name!r}")
+
+
+class _Released:
+    """A part of the state that the outcome of a session with nothing open does not read, released before
+    the outcome is built: any use of it is a doubt."""
+
+    __slots__ = ()
+
+    def _used(self, *_: Any) -> Any:
+        raise Doubt("a released part of the state was read")
+
+    __contains__ = __getitem__ = __setitem__ = __iter__ = __len__ = __bool__ = get = _used
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Doubt(f"a released part of the state was asked for {name!r}")
+
+
+RELEASED: Final[Any] = _Released()
+# What the outcome of a session with no run open and no intent pending never reads (outcome.py: the
+# runs, their last writes, the usage, the verified line and seq, the environment, the operations).
+RELEASED_PARTS: Final = (
+    "attempts",
+    "entry_ids",
+    "entry_indexes",
+    "entry_kinds",
+    "entry_offsets",
+    "intent_operation",
+    "message_ids",
+    "namespace",
+    "used_inputs",
+)
+
+
+def release(r: FastReducer) -> None:
+    """Free the compacted tables before the outcome is built (its run models then fit in their memory)."""
+    for name in RELEASED_PARTS:
+        setattr(r, name, RELEASED)
 
 
 class FinishedRun(_Compacted):

@@ -27,7 +27,7 @@ import orjson
 from sessaudit.fastjson import compact_lines_are_strict
 from sessaudit.formats.tiny_agent.check.state import Journal, Place
 from sessaudit.formats.tiny_agent.read.shapes import Violation
-from sessaudit.formats.tiny_agent.v2 import fastfacts
+from sessaudit.formats.tiny_agent.v2 import compact, fastfacts
 from sessaudit.formats.tiny_agent.v2.compact import Compactor, Doubt, compaction_allowed
 from sessaudit.formats.tiny_agent.v2.verification import ENCODING_ONLY, REDUCE, _Verification
 from sessaudit.framing import Line
@@ -183,6 +183,8 @@ class _FastVerification(_Verification):
             raise Doubt("the file has no header line (no LF)")
         if self.findings or self.mode == ENCODING_ONLY:
             raise Doubt("the pass kept a finding")
+        if compactor.compactions and reducer.current is None and not reducer.pending_intents:
+            compact.release(reducer)  # nothing open: the outcome reads only the runs
         # what the exact pass sets after each accepted transaction, for the last one
         self.facts = facts
         if place is not None:

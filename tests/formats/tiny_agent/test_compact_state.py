@@ -40,7 +40,7 @@ def exact(data: bytes) -> SourceOutcome:
 
 
 def compacting(data: bytes, limit: int = 1, bits: int = 1, filter_bits: int = 6) -> tuple[Any, Compactor]:
-    compactor = Compactor(limit=limit, bits=bits, filter_bits=filter_bits)
+    compactor = Compactor(limit=limit, bits=bits, filter_bits=filter_bits, projected=0)
     verification = fast._FastVerification(
         "s.jsonl", "s.jsonl", io.BytesIO(data), len(data), DEFAULT_OPTIONS, compactor=compactor
     )
@@ -298,7 +298,7 @@ def test_compaction_needs_random_string_hashes(monkeypatch: pytest.MonkeyPatch) 
 
 def test_a_compaction_keeps_the_namespace_hot_part_below_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     data, _ = LEGAL["compaction-cycle"]()
-    compactor = Compactor(limit=5, bits=1, filter_bits=6)
+    compactor = Compactor(limit=5, bits=1, filter_bits=6, projected=0)
     verification = fast._FastVerification(
         "s.jsonl", "s.jsonl", io.BytesIO(data), len(data), DEFAULT_OPTIONS, compactor=compactor
     )
@@ -321,7 +321,7 @@ def test_a_compaction_keeps_the_namespace_hot_part_below_its_limit(monkeypatch: 
 
 def test_a_session_left_open_keeps_its_tables_for_the_recovery() -> None:
     data, _ = LEGAL["pending-safe-tool"]()
-    compactor = Compactor(limit=1, bits=1, filter_bits=6)
+    compactor = Compactor(limit=1, bits=1, filter_bits=6, projected=0)
     verification = fast._FastVerification(
         "s.jsonl", "s.jsonl", io.BytesIO(data), len(data), DEFAULT_OPTIONS, compactor=compactor
     )
@@ -363,3 +363,18 @@ def test_a_retired_attempt_keeps_its_flags_and_count() -> None:
     assert (second.operation, second.superseded) == ("op-1", False)
     assert (second.failed, second.usage_facts) == (True, 2)
     assert attempts.get("a2") is None and attempts.get("a2", "absent") == "absent"
+
+
+def test_a_session_projected_small_is_not_compacted() -> None:
+    """When the ids so far, scaled to the whole file, stay below `projected`, the limit moves on instead."""
+    compactor = Compactor(limit=100, projected=1000)
+    assert not compactor.due(100, read=500, size=1000)  # 200 projected
+    assert compactor.limit == 200
+    assert compactor.due(200, read=100, size=1000)  # 2,000 projected
+    data, _ = LEGAL["compaction-cycle"]()
+    ids = Compactor(limit=3, bits=1, filter_bits=6, projected=10**9)
+    verification = fast._FastVerification(
+        "s.jsonl", "s.jsonl", io.BytesIO(data), len(data), DEFAULT_OPTIONS, compactor=ids
+    )
+    assert fast._prove(verification) == exact(data)
+    assert ids.compactions == 0 and ids.limit > 3

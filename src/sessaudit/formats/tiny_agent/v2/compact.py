@@ -1,13 +1,15 @@
 """The fast path's compact state: what a dense session's reducer keeps once it holds many ids.
 
 The exact reducer keeps every id as a str in dicts (about 200 bytes an id, most of a dense session's
-memory). Past `HOT_LIMIT` ids the fast path compacts its state at a line boundary (`compact`), and again
-each time as many new ids have come, so a dense 1 GB session verifies in bounded memory:
+memory). When the namespace holds HOT_LIMIT ids and the whole file is projected to hold PROJECTED_LIMIT
+(`Compactor.due`), the fast path compacts its state at a line boundary (`compact`), and again each time
+as many new ids have come, so a dense 1 GB session verifies in bounded memory:
 
 - the namespace keeps its newest ids as str keys of the dict it is (`CompactNamespace`) and the older ones
   as a 64-bit fingerprint (the str's own keyed SipHash, `hash()`) and their value, 16 bytes in a bucket of
   `ColdTable`;
-- entry ids and message ids are packed as their 16 bytes (`PackedIds`), read back as the same text;
+- entry ids are packed as their 16 bytes (`PackedIds`), read back as the same text; message ids are the
+  entries' but the compactions' (`MessageIds`);
 - a finished operation with nothing pending becomes a `FinishedRun` (its id, kind and outcome); its
   attempts and tool intents are fingerprints with the few facts a later usage fact needs (`ColdAttempt`).
 
@@ -34,6 +36,11 @@ if TYPE_CHECKING:
 
 # The namespace's str keys before the first compaction, and between two: below it nothing is compacted.
 HOT_LIMIT: Final = 1 << 17
+# A session whose ids, projected from the share of the file read when HOT_LIMIT is reached (and again at
+# each further HOT_LIMIT ids), stay below this many is not compacted at all: its whole state fits (about
+# 220 bytes an id: 600,000 ids ~ 130 MiB beside the interpreter's ~50), and compacting would only cost
+# time (15-30% on the compacted part). A content-heavy 1 GB session has ~400,000 ids, a dense one 2.5 million.
+PROJECTED_LIMIT: Final = 600_000
 # The cold tables' buckets, and their bitmaps: the namespace's answers about 96% of the lookups of a new id
 # from the bitmap alone with 2.5 million ids cold (a dense 1 GB session), in 8 MiB.
 BUCKET_BITS: Final = 10
@@ -499,17 +506,31 @@ class CompactIntents(dict[str, str]):
 class Compactor:
     """The compactions of one fast pass: which runs are still whole, and the tables."""
 
-    __slots__ = ("bits", "compactions", "filter_bits", "limit", "swept", "whole")
+    __slots__ = ("bits", "compactions", "filter_bits", "limit", "projected", "swept", "whole")
 
     def __init__(
-        self, limit: int = HOT_LIMIT, bits: int = BUCKET_BITS, filter_bits: int = NAMESPACE_FILTER_BITS
+        self,
+        limit: int = HOT_LIMIT,
+        bits: int = BUCKET_BITS,
+        filter_bits: int = NAMESPACE_FILTER_BITS,
+        projected: int = PROJECTED_LIMIT,
     ) -> None:
         self.limit = limit
+        self.projected = projected
         self.bits = bits
         self.filter_bits = filter_bits
         self.compactions = 0
         self.swept = 0  # runs before this index were looked at by a compaction
         self.whole: list[int] = []  # runs looked at, not compacted (open, or with intents pending)
+
+    def due(self, ids: int, read: int, size: int) -> bool:
+        """Whether to compact now, with `ids` str keys in the namespace after `read` of the file's `size`
+        bytes: always once compacting; before, when the ids projected for the whole file reach
+        `projected` (else look again after `limit` more)."""
+        if self.compactions or ids * size >= self.projected * max(read, 1):
+            return True
+        self.limit = ids + self.limit
+        return False
 
     def compact(self, r: FastReducer) -> None:
         """Compact the state between two lines (every new id already checked to be a UUIDv7)."""

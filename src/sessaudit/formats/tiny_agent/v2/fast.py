@@ -95,6 +95,7 @@ class _FastVerification(_Verification):
     ) -> None:
         super().__init__(path, real_path, stream, size, options, tap, report_progress=report_progress)
         self.tapped = 0  # the last line handed to the tap
+        self.size = size
         # the state is compacted past this many ids (compact.py); never where str hashes are not random
         self.compactor = compactor if compactor is not None else Compactor()
         if compactor is None and not compaction_allowed():
@@ -164,7 +165,9 @@ class _FastVerification(_Verification):
                 observations.commit()
             if len(fresh) >= FRESH_BATCH and not fastfacts.check_fresh_ids(fresh):
                 raise Doubt(f"an id before line {number} is not a UUIDv7")
-            if len(reducer.namespace) >= compactor.limit:
+            if len(reducer.namespace) >= compactor.limit and compactor.due(
+                len(reducer.namespace), line.end, self.size
+            ):
                 if not fastfacts.check_fresh_ids(fresh):  # only proven UUIDs are packed
                     raise Doubt(f"an id before line {number} is not a UUIDv7")
                 compactor.compact(reducer)
@@ -303,7 +306,7 @@ def differential_check(
     suite, not only the dense ones past HOT_LIMIT."""
     read = exact.files[0].sha256
     kept: bool | None = None
-    for compactor in (None, Compactor(limit=CHECK_LIMIT, bits=1, filter_bits=6)):
+    for compactor in (None, Compactor(limit=CHECK_LIMIT, bits=1, filter_bits=6, projected=0)):
         stream.seek(0)
         second = _FastVerification(
             path, real_path, stream, size, options, report_progress=False, compactor=compactor

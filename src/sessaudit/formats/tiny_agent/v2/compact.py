@@ -208,26 +208,18 @@ class CompactSet(set[str]):
         self.clear()
 
 
-class PackedIds:
-    """A list of UUIDs (entry ids): a packed prefix of 16 bytes an id, then a list of str. Only ids the state
-    proved lowercase UUIDs are packed, so each reads back as the text it was."""
+class _CompactedIds:
+    """A list of ids whose first `count` are compacted (read back by `_compacted`) and the rest a `tail` of
+    str, the ids since the last compaction."""
 
-    __slots__ = ("count", "packed", "tail")
+    __slots__ = ("count", "tail")
 
-    def __init__(self, ids: list[str]) -> None:
-        self.packed = bytearray()
+    def __init__(self, tail: list[str]) -> None:
         self.count = 0
-        self.tail = ids
-        self.pack()
+        self.tail = tail
 
-    def pack(self) -> None:
-        tail = self.tail
-        digits = "".join(tail).replace("-", "")
-        if len(digits) != 32 * len(tail):
-            raise Doubt("an id to pack is not a UUID")
-        self.packed += bytes.fromhex(digits)
-        self.count += len(tail)
-        self.tail = []
+    def _compacted(self, index: int) -> str:
+        raise NotImplementedError
 
     def append(self, value: str) -> None:
         self.tail.append(value)
@@ -248,28 +240,51 @@ class PackedIds:
             return self.tail[index - count]
         if index < 0:
             raise IndexError("index out of range")
-        digits = self.packed[index * 16 : index * 16 + 16].hex()
-        return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
+        return self._compacted(index)
 
     def __iter__(self) -> Iterator[str]:
         for index in range(len(self)):
             yield self[index]
 
 
-class MessageIds:
+class PackedIds(_CompactedIds):
+    """A list of UUIDs (entry ids): a packed prefix of 16 bytes an id, then a list of str. Only ids the state
+    proved lowercase UUIDs are packed, so each reads back as the text it was."""
+
+    __slots__ = ("packed",)
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__(ids)
+        self.packed = bytearray()
+        self.pack()
+
+    def pack(self) -> None:
+        tail = self.tail
+        digits = "".join(tail).replace("-", "")
+        if len(digits) != 32 * len(tail):
+            raise Doubt("an id to pack is not a UUID")
+        self.packed += bytes.fromhex(digits)
+        self.count += len(tail)
+        self.tail = []
+
+    def _compacted(self, index: int) -> str:
+        digits = self.packed[index * 16 : index * 16 + 16].hex()
+        return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
+
+
+class MessageIds(_CompactedIds):
     """The message ids: every entry but a compaction's, in order, so the ids themselves are the entries'
     (`entries`); only those since the last compaction are kept, as str. `pack` proves the premise."""
 
-    __slots__ = ("count", "entries", "kinds", "shifts", "tail")
+    __slots__ = ("entries", "kinds", "shifts")
 
     def __init__(self, messages: list[str], entries: PackedIds, kinds: bytearray) -> None:
+        super().__init__(messages)
         self.entries = entries
         self.kinds = kinds
-        self.count = 0
         # for the n-th compaction entry (ascending ordinals), how many messages come before it: message i
         # is entry i + (the number of these at most i)
         self.shifts: list[int] = []
-        self.tail = messages
         self.pack()
 
     def pack(self) -> None:
@@ -291,33 +306,9 @@ class MessageIds:
         self.count += len(self.tail)
         self.tail = []
 
-    def _ordinal(self, index: int) -> int:
-        return index + bisect_right(self.shifts, index)
-
-    def append(self, value: str) -> None:
-        self.tail.append(value)
-
-    def __len__(self) -> int:
-        return self.count + len(self.tail)
-
-    def __bool__(self) -> bool:
-        return bool(self.count or self.tail)
-
-    def __getitem__(self, index: Any) -> Any:
-        if type(index) is slice:
-            return _IdSlice(self, *index.indices(len(self)))
-        count = self.count
-        if index < 0:
-            index += count + len(self.tail)
-        if index >= count:
-            return self.tail[index - count]
-        if index < 0:
-            raise IndexError("index out of range")
-        return self.entries[self._ordinal(index)]
-
-    def __iter__(self) -> Iterator[str]:
-        for index in range(len(self)):
-            yield self[index]
+    def _compacted(self, index: int) -> str:
+        result: str = self.entries[index + bisect_right(self.shifts, index)]
+        return result
 
 
 class _IdSlice:
@@ -326,7 +317,7 @@ class _IdSlice:
 
     __slots__ = ("ids", "start", "stop")
 
-    def __init__(self, ids: PackedIds | MessageIds, start: int, stop: int, step: int) -> None:
+    def __init__(self, ids: _CompactedIds, start: int, stop: int, step: int) -> None:
         if step != 1:
             raise Doubt("a stepped slice of packed ids")
         self.ids = ids
@@ -455,8 +446,9 @@ class ColdAttempt(_Compacted):
         _KEY.pack_into(self.bucket, self.at + 8, self.value)
 
 
-class CompactAttempts(dict[str, Any]):
-    """attempt id → Attempt for operations not yet compacted; `ColdAttempt` for the others."""
+class _ByRun(dict[str, Any]):
+    """A dict of the ids of runs not yet compacted; the compacted runs' ids in a cold table whose values
+    name the run (an index in `runs`), read back by `_cold`."""
 
     __slots__ = ("cold", "runs")
 
@@ -467,8 +459,18 @@ class CompactAttempts(dict[str, Any]):
 
     def get(self, key: str, default: Any = None) -> Any:
         value = dict.get(self, key, _ABSENT)
-        if value is not _ABSENT:
-            return value
+        return self._cold(key, default) if value is _ABSENT else value
+
+    def _cold(self, key: str, default: Any) -> Any:
+        raise NotImplementedError
+
+
+class CompactAttempts(_ByRun):
+    """attempt id → Attempt for operations not yet compacted; `ColdAttempt` for the others."""
+
+    __slots__ = ()
+
+    def _cold(self, key: str, default: Any) -> Any:
         bucket, at = self.cold.position(hash(key))
         return default if at < 0 else ColdAttempt(key, bucket, at, self.runs)
 
@@ -485,20 +487,12 @@ class CompactAttempts(dict[str, Any]):
         del self[attempt_id]
 
 
-class CompactIntents(dict[str, str]):
+class CompactIntents(_ByRun):
     """toolStartedId → its operation's id; a compacted operation's intents as fingerprints → run index."""
 
-    __slots__ = ("cold", "runs")
+    __slots__ = ()
 
-    def __init__(self, cold: ColdTable, runs: list[Any]) -> None:
-        super().__init__()
-        self.cold = cold
-        self.runs = runs
-
-    def get(self, key: str, default: Any = None) -> Any:
-        value = dict.get(self, key, _ABSENT)
-        if value is not _ABSENT:
-            return value
+    def _cold(self, key: str, default: Any) -> Any:
         run = self.cold.get(hash(key), -1)
         return default if run < 0 else self.runs[run].operation_id
 

@@ -150,7 +150,7 @@ def test_a_cold_table_finds_what_it_holds_and_nothing_else() -> None:
     first = next(iter(held))
     with pytest.raises(Doubt):
         table.add(first, 0)
-    table.put(first, -4)
+    table.put_many([(first, -4)])
     assert table.get(first) == -4
     assert len(table) == len(held)
 

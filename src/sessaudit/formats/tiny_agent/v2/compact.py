@@ -88,37 +88,23 @@ class ColdTable:
         bucket = self.buckets[fingerprint & self.mask]
         if not self.bitmap[(fingerprint >> 19) & self.spread] & (1 << ((fingerprint >> 16) & 7)):
             return bucket, -1
-        needle = _KEY.pack(fingerprint)
-        at = bucket.find(needle)
-        while at >= 0 and at & 15:  # the bytes straddle two records
-            at = bucket.find(needle, at + 1)
-        return bucket, at
-
-    def _append(self, bucket: bytearray, fingerprint: int, value: int) -> None:
-        bucket += _RECORD.pack(fingerprint, value)
-        self.bitmap[(fingerprint >> 19) & self.spread] |= 1 << ((fingerprint >> 16) & 7)
+        return bucket, _search(bucket, fingerprint)
 
     def get(self, fingerprint: int, default: Any = None) -> Any:
         bucket, at = self.position(fingerprint)
         return default if at < 0 else _KEY.unpack_from(bucket, at + 8)[0]
-
-    def put(self, fingerprint: int, value: int) -> None:
-        """Add the record, or change the value of the one there."""
-        bucket, at = self.position(fingerprint)
-        if at < 0:
-            self._append(bucket, fingerprint, value)
-        else:
-            _KEY.pack_into(bucket, at + 8, value)
 
     def add(self, fingerprint: int, value: int) -> None:
         """Add a record for a fingerprint not yet here (else a Doubt: two ids share it)."""
         bucket, at = self.position(fingerprint)
         if at >= 0:
             raise Doubt("two ids have one fingerprint")
-        self._append(bucket, fingerprint, value)
+        bucket += _RECORD.pack(fingerprint, value)
+        self.bitmap[(fingerprint >> 19) & self.spread] |= 1 << ((fingerprint >> 16) & 7)
 
     def put_many(self, pairs: Iterable[tuple[int, int]]) -> None:
-        """`put` for many distinct fingerprints at once: each bucket grows once."""
+        """Add each record, or change the value of the one there (the fingerprints distinct): each bucket
+        grows once."""
         bitmap, spread, mask = self.bitmap, self.spread, self.mask
         pack = _RECORD.pack
         buckets = self.buckets
@@ -127,7 +113,8 @@ class ColdTable:
             byte = (fingerprint >> 19) & spread
             bit = 1 << ((fingerprint >> 16) & 7)
             if bitmap[byte] & bit:
-                bucket, at = self.position(fingerprint)
+                bucket = buckets[fingerprint & mask]
+                at = _search(bucket, fingerprint)
                 if at >= 0:
                     _KEY.pack_into(bucket, at + 8, value)
                     continue
@@ -139,12 +126,19 @@ class ColdTable:
                 bucket += b"".join(records)
 
     def __contains__(self, fingerprint: int) -> bool:
-        if not self.bitmap[(fingerprint >> 19) & self.spread] & (1 << ((fingerprint >> 16) & 7)):
-            return False
         return self.position(fingerprint)[1] >= 0
 
     def __len__(self) -> int:
         return sum(len(bucket) for bucket in self.buckets) >> 4
+
+
+def _search(bucket: bytearray, fingerprint: int) -> int:
+    """The offset of the fingerprint's record in its bucket, or -1 (the bitmap said it may be there)."""
+    needle = _KEY.pack(fingerprint)
+    at = bucket.find(needle)
+    while at >= 0 and at & 15:  # the bytes straddle two records
+        at = bucket.find(needle, at + 1)
+    return at
 
 
 class CompactNamespace(dict[str, int]):
@@ -165,7 +159,7 @@ class CompactNamespace(dict[str, int]):
         cold = self.cold
         if not cold.bitmap[(fingerprint >> 19) & cold.spread] & (1 << ((fingerprint >> 16) & 7)):
             return False
-        return cold.position(fingerprint)[1] >= 0
+        return _search(cold.buckets[fingerprint & cold.mask], fingerprint) >= 0
 
     def get(self, key: str, default: Any = None) -> Any:
         value = dict.get(self, key, _ABSENT)
@@ -202,9 +196,7 @@ class CompactSet(set[str]):
         return set.__contains__(self, key) or hash(key) in self.cold
 
     def flush(self, keys: Iterable[str]) -> None:
-        put = self.cold.put
-        for key in keys:
-            put(hash(key), 0)
+        self.cold.put_many({(hash(key), 0) for key in keys})
         self.clear()
 
 
@@ -400,7 +392,6 @@ class FinishedRun(_Compacted):
     finished: Final = True
     pending: Final = 0
     intents: Final = ()
-    abort_requested: Final = False
 
     def __init__(self, operation_id: str, kind: str, outcome: str | None) -> None:
         self.operation_id = operation_id
@@ -536,7 +527,7 @@ class Compactor:
             r.message_ids.pack()  # type: ignore[attr-defined]
             r.entry_ids.pack()  # type: ignore[attr-defined]
             used: CompactSet = r.used_inputs  # type: ignore[assignment]
-            used.flush(list(used))
+            used.flush(used)
         self._retire_runs(r)
         self.compactions += 1
 

@@ -95,7 +95,6 @@ class _FastVerification(_Verification):
     ) -> None:
         super().__init__(path, real_path, stream, size, options, tap, report_progress=report_progress)
         self.tapped = 0  # the last line handed to the tap
-        self.size = size
         # the state is compacted past this many ids (compact.py); never where str hashes are not random
         self.compactor = compactor if compactor is not None else Compactor()
         if compactor is None and not compaction_allowed():
@@ -166,7 +165,7 @@ class _FastVerification(_Verification):
             if len(fresh) >= FRESH_BATCH and not fastfacts.check_fresh_ids(fresh):
                 raise Doubt(f"an id before line {number} is not a UUIDv7")
             if len(reducer.namespace) >= compactor.limit and compactor.due(
-                len(reducer.namespace), line.end, self.size
+                len(reducer.namespace), line.end, reader.size
             ):
                 if not fastfacts.check_fresh_ids(fresh):  # only proven UUIDs are packed
                     raise Doubt(f"an id before line {number} is not a UUIDv7")

@@ -440,6 +440,7 @@ def _long_mixed() -> bytes:
     phases, every synthetic result, compactions, a configuration change, a late result, and a crash at the
     end with a tool of unknown outcome."""
     from sessaudit.formats.tiny_agent.build.session import Call, Configuration, SessionBuilder, TokenUsage
+    from tests.formats.tiny_agent.scenarios import add_model_abort, add_tool_abort
 
     builder = SessionBuilder(seed=101)
     builder.exchange("Grüße! Was macht total()? 👋", "Es summiert Preise.\u2028Mengen fehlen.")
@@ -467,15 +468,7 @@ def _long_mixed() -> bytes:
     builder.step_failed(builder.step(run))
     builder.finish(run, "failed")
     builder.compact("Cart bug found and fixed.", keep_last=builder.retainable(2))
-    run = builder.start_run("Run the slow tests, then read the log.")
-    calls = [Call("bash", {"command": "npm run test:slow"}), Call("read", {"path": "test.log"})]
-    answer = builder.assistant(builder.step(run), None, calls=calls)
-    running = builder.start_tool(answer, 0)
-    builder.abort(run, "tool", running.call.call_id)
-    with builder.transaction():
-        builder.interrupted(running)
-        builder.pre_execution(answer, 1, "aborted")
-    builder.finish(run, "aborted")
+    add_tool_abort(builder)
     run = builder.start_run("Lint and read.")
     calls = [Call("lint", {}), Call("read", raw_arguments='{"path": "src/ca'), Call("read", {"path": "a"})]
     answer = builder.assistant(builder.step(run), "Checking.", calls=calls)
@@ -497,11 +490,7 @@ def _long_mixed() -> bytes:
         builder.pre_execution(answer, 1, "truncated")
     builder.finish(run)
     builder.compact("Everything so far.", keep_last=0)
-    run = builder.start_run("Refactor everything.")
-    step = builder.step(run)
-    builder.abort(run, "model")
-    builder.step_failed(step, "aborted", "Operation aborted")
-    builder.finish(run, "aborted")
+    add_model_abort(builder)
     builder.configure(Configuration(model="deepseek/deepseek-v4-pro", tools=("read", "bash")))
     run = builder.start_run("Deploy it.")
     answer = builder.assistant(builder.step(run), None, calls=[Call("bash", {"command": "./deploy.sh"})])

@@ -170,18 +170,17 @@ def settled_without_terminal() -> tuple[bytes, Expected]:
     return builder.data(), RUN
 
 
-def abort_model() -> tuple[bytes, Expected]:
-    builder = SessionBuilder(seed=17)
+def add_model_abort(builder: SessionBuilder) -> None:
+    """A run aborted while its model request was open."""
     run = builder.start_run("Refactor everything.")
     step = builder.step(run)
     builder.abort(run, "model")
     builder.step_failed(step, "aborted", "Operation aborted")
     builder.finish(run, "aborted")
-    return builder.data(), IDLE
 
 
-def abort_tools() -> tuple[bytes, Expected]:
-    builder = SessionBuilder(seed=18)
+def add_tool_abort(builder: SessionBuilder) -> None:
+    """A run aborted while its first tool ran: that tool interrupted, the second never started."""
     run = builder.start_run("Run the slow tests, then read the log.")
     calls = [Call("bash", {"command": "npm run test:slow"}), Call("read", {"path": "test.log"})]
     answer = builder.assistant(builder.step(run), None, calls=calls)
@@ -191,6 +190,17 @@ def abort_tools() -> tuple[bytes, Expected]:
         builder.interrupted(running)
         builder.pre_execution(answer, 1, "aborted")
     builder.finish(run, "aborted")
+
+
+def abort_model() -> tuple[bytes, Expected]:
+    builder = SessionBuilder(seed=17)
+    add_model_abort(builder)
+    return builder.data(), IDLE
+
+
+def abort_tools() -> tuple[bytes, Expected]:
+    builder = SessionBuilder(seed=18)
+    add_tool_abort(builder)
     return builder.data(), IDLE
 
 

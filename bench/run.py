@@ -33,12 +33,14 @@ references: `cat FILES > /dev/null`, DuckDB `read_json_objects(FILES, format='ne
 `ignore_errors` so a corpus' torn tails do not stop it), and `jq -c . FILES > /dev/null` (on a corpus with
 torn tails `jq -cR 'fromjson?'`, as jq would stop at the first), and CPython's parse floor: `orjson.loads`
 on every line and nothing else (no per-record check written in Python can be faster). On tiny-agent
-corpora two more floors, each a small program in its own process: the strict lines (`orjson.dumps` of each
+corpora three more floors, each a small program in its own process: the strict lines (`orjson.dumps` of each
 line's value is the line, sessaudit's fast-path proof, and sha256 of every byte in the same pass:
-`STRICT_SCRIPT`) and the envelope floor (that, and per fact its seq, a new id, its timestamp, the ids'
-UUIDv7 shape per 4,096: `ENVELOPE_SCRIPT`), the least any strict verifier and any tiny-agent verifier
-do in CPython; each exits 1 on a failed check, and its first run's counts must be the corpus' read back
-(`check_floor`), so a wrong corpus cannot make them look fast. Single-session
+`STRICT_SCRIPT`), the envelope floor (that, and per fact its seq, a new id, its timestamp, the ids'
+UUIDv7 shape per 4,096: `ENVELOPE_SCRIPT`) and the shape floor (that, and each fact's exact key sets, each id
+it names an earlier one, each it reserves a new one: `SHAPE_SCRIPT`), the least any strict verifier, any
+tiny-agent verifier and any that rejects an unknown key or a dangling reference do in CPython; each
+exits 1 on a failed check, and its first run's counts must be the corpus' read back (`check_floor`), so a
+wrong corpus cannot make them look fast. Single-session
 scenarios also time the start-up alone (`sessaudit verify --help`, `python -c pass`,
 `python -c 'import duckdb'`) and the whole `sessaudit verify --format json --jobs 1` of a 5 KB session
 (the start-up target: <= 0.12 s).
@@ -60,7 +62,8 @@ DuckDB on the same files in the same run; 10x bytes -> <= 11x verify time; peak 
 both sessions (measured at 1 GB; projected from two large sizes only when no 1 GB session ran, and said to
 be); load >= 0.5x verify; the 5 KB verify <= 0.12 s; and, from before, 1,000 sessions with `--jobs 2`. A
 target not met says what bounds it in the run's own numbers (a tiny-agent verify target: the three floors'
-ratios, whether the envelope floor alone is below the target, and verify's µs per fact over it).
+ratios, whether the envelope or the shape floor is below the target, and verify's µs per fact over the
+shape floor).
 `--quick` uses small sizes (a full run-through in under a minute) and writes
 `bench/.corpus/RESULTS-quick.md` unless `--results` is given, so it never replaces the committed results.
 
@@ -166,7 +169,7 @@ STRICT_FLOOR: Final = "python: strict lines (orjson loads + dumps)"
 # seen before in the session (a set of the id strings) and whose `timestamp` is an int; the new ids' UUIDv7
 # shape is checked by one regular expression call per 4,096 of them (joined by LF, fullmatch). A failed
 # check exits 1. It prints its counts (checked against the corpus read back) and the last file's digest.
-ENVELOPE_SCRIPT: Final = r"""
+_FLOOR_TEMPLATE: Final = r"""
 import re, sys
 from hashlib import sha256
 import orjson
@@ -174,6 +177,7 @@ import orjson
 UUID7 = "[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 SHAPED = re.compile(f"(?:{UUID7}\n)*{UUID7}").fullmatch
 BATCH = 4096
+@TABLES@
 
 def uuid7s(fresh):
     joined = "\n".join(fresh)
@@ -185,7 +189,7 @@ def main(names):
     last = sha256().hexdigest()
     for name in names:
         digest, rest = sha256(), b""
-        seen, fresh = set(), []
+        seen, fresh, reserved = set(), [], set()
         add, keep = seen.add, fresh.append
         seq, header = 0, True
         with open(name, "rb", buffering=0) as handle:
@@ -216,12 +220,13 @@ def main(names):
                         if type(got) is not int or got != seq:
                             sys.exit(f"{name}: seq {got!r} where {seq} was due")
                         key = fact.get("id")
-                        if type(key) is not str or key in seen:
+                        if type(key) is not str or key in seen@RESERVED@:
                             sys.exit(f"{name}: seq {seq}: id {key!r} is not a new string")
                         add(key)
                         keep(key)
                         if type(fact.get("timestamp")) is not int:
                             sys.exit(f"{name}: seq {seq}: the timestamp is not an int")
+                        @FACT@
                     if len(fresh) >= BATCH:
                         if not uuid7s(fresh):
                             sys.exit(f"{name}: an id up to seq {seq} is not a UUIDv7")
@@ -236,9 +241,174 @@ try:
     main(sys.argv[1:])
 except orjson.JSONDecodeError as error:
     sys.exit(f"a line is not JSON: {error}")
+@EXCEPT@
 """
+
+
+def _floor_script(tables: str = "", reserved: str = "", fact: str = "", rejected: str = "") -> str:
+    """_FLOOR_TEMPLATE with its marks filled: `@TABLES@` (a line: module-level code), `@RESERVED@` (in the
+    condition that rejects an id already seen), `@FACT@` (the lines run for each fact after its envelope,
+    indented as the mark) and `@EXCEPT@` (lines after the JSON error's handler); empty ones go."""
+
+    def block(mark: str, code: str, text: str) -> str:
+        start = text.index(mark)
+        indent = text[text.rindex("\n", 0, start) + 1 : start]
+        lines = [indent + line if line else line for line in code.strip("\n").split("\n")] if code else []
+        return text.replace(indent + mark + "\n", "".join(line + "\n" for line in lines))
+
+    text = _FLOOR_TEMPLATE.replace("@RESERVED@", reserved)
+    for mark, code in (("@TABLES@", tables), ("@FACT@", fact), ("@EXCEPT@", rejected)):
+        text = block(mark, code, text)
+    return text
+
+
+ENVELOPE_SCRIPT: Final = _floor_script()
+# The shape floor: the envelope floor, and per fact that its keys, and its body's (an entry's, a record's,
+# a usage fact's counts), are exactly one of the sets the tiny-agent v2 spec gives the kinds the bench's
+# corpora are made of, and that each id a body names is an earlier one, each id it reserves a new one
+# (a started tool's result id is the id of its result entry, later), and a step id either. Nothing else:
+# no value's type or range, no state, no digest, so it is less than any verifier that rejects an unknown
+# key or a dangling reference does. A body of keys it does not know exits 1 (a corpus of other shapes must
+# not be measured as if they were checked).
+_SHAPES: Final = r"""
+F = frozenset
+ENVELOPE = ("id", "kind", "seq", "timestamp")
+OUTER = {"entry": F(ENVELOPE + ("entry",)), "record": F(ENVELOPE + ("record",))}
+# a usage fact's keys -> the ids it names
+USAGE = {
+    F(ENVELOPE + ("usage", "operationId", "attemptId")): ("operationId", "attemptId"),
+    F(ENVELOPE + ("usage", "operationId", "toolStartedId")): ("operationId", "toolStartedId"),
+}
+COUNTS = F(("input", "output", "cacheRead", "cacheWrite"))
+# a body's type -> its key sets, each with the ids it names, the ids it reserves, the ids new or named
+BODIES = {
+    "message": (
+        (F(("type", "message")), (), (), ()),
+        (F(("type", "stepId", "attemptId", "stopReason", "message")), ("stepId", "attemptId"), (), ()),
+        (
+            F(("type", "stepId", "message", "result", "toolName", "toolStartedId")),
+            ("stepId", "toolStartedId"), (), (),
+        ),
+        (
+            F(("type", "stepId", "assistantEntryId", "toolIndex", "message", "toolName", "result")),
+            ("stepId", "assistantEntryId"), (), (),
+        ),
+    ),
+    "compaction": (
+        (
+            F(("type", "operationId", "summary", "compactedThroughEntryId", "retainedTail")),
+            ("operationId", "compactedThroughEntryId"), (), (),
+        ),
+    ),
+    "runStarted": (
+        (
+            F(("type", "operationId", "operationKind", "inputEntryId")),
+            ("inputEntryId",), ("operationId",), (),
+        ),
+    ),
+    "stepAttempt": (
+        (
+            F((
+                "type", "operationId", "stepId", "attemptId", "stepKind", "attempt", "contextThroughEntryId",
+                "configurationDigest", "configurationSnapshot",
+            )),
+            ("operationId", "contextThroughEntryId"), ("attemptId",), ("stepId",),
+        ),
+    ),
+    "toolStarted": (
+        (
+            F((
+                "type", "operationId", "stepId", "assistantEntryId", "toolIndex", "toolCallId", "toolName",
+                "arguments", "replay", "replayKey", "environmentIdentity", "resultEntryId",
+            )),
+            ("operationId", "stepId", "assistantEntryId"), ("resultEntryId",), (),
+        ),
+    ),
+    "stepFailed": (
+        (
+            F(("type", "operationId", "stepId", "attemptId", "error")),
+            ("operationId", "stepId", "attemptId"), (), (),
+        ),
+    ),
+    "abortRequested": (
+        (F(("type", "operationId", "operationKind", "phase", "reason")), ("operationId",), (), ()),
+    ),
+    "compactionStarted": (
+        (
+            F((
+                "type", "operationId", "operationKind", "inputThroughEntryId", "resultEntryId",
+                "compactedEntryIds", "retainedEntryIds", "sourceDigest",
+            )),
+            ("inputThroughEntryId",), ("operationId", "resultEntryId"), (),
+        ),
+    ),
+    "operationFinished": (
+        (F(("type", "operationId", "operationKind", "outcome")), ("operationId",), (), ()),
+        (
+            F(("type", "operationId", "operationKind", "outcome", "finalEntryId")),
+            ("operationId", "finalEntryId"), (), (),
+        ),
+        (
+            F(("type", "operationId", "operationKind", "outcome", "completion", "finalEntryId")),
+            ("operationId", "finalEntryId"), (), (),
+        ),
+    ),
+}
+"""
+# per fact after the envelope: its keys and body as above (`kind` or a body's `type` of a JSON type no key
+# can be raises TypeError, also a shape it does not know)
+_SHAPE_FACT: Final = r"""
+kind = fact.get("kind")
+if kind == "usage":
+    named = USAGE.get(F(fact))
+    counts = fact.get("usage")
+    if named is None or type(counts) is not dict or counts.keys() != COUNTS:
+        sys.exit(f"{name}: seq {seq}: a usage fact of keys this floor does not know")
+    body, new, either = fact, (), ()
+else:
+    body = fact.get(kind) if fact.keys() == OUTER.get(kind) else None
+    if type(body) is not dict:
+        sys.exit(f"{name}: seq {seq}: a fact of keys this floor does not know")
+    for keys, named, new, either in BODIES.get(body.get("type"), ()):
+        if body.keys() == keys:
+            break
+    else:
+        sys.exit(f"{name}: seq {seq}: a {kind} of keys this floor does not know")
+for field in named:
+    other = body[field]
+    if type(other) is not str or other not in seen:
+        sys.exit(f"{name}: seq {seq}: {field} names no earlier id")
+for field in new:
+    other = body[field]
+    if type(other) is not str or other in seen:
+        sys.exit(f"{name}: seq {seq}: {field} is not a new id")
+    add(other)
+    keep(other)
+    if field == "resultEntryId":
+        reserved.add(other)
+for field in either:
+    other = body[field]
+    if type(other) is not str:
+        sys.exit(f"{name}: seq {seq}: {field} is not a string")
+    if other not in seen:
+        add(other)
+        keep(other)
+if key in reserved:
+    reserved.discard(key)
+"""
+SHAPE_SCRIPT: Final = _floor_script(
+    tables=_SHAPES,
+    reserved=" and key not in reserved",
+    fact=_SHAPE_FACT,
+    rejected='except TypeError:\n    sys.exit("a fact of a shape this floor does not know")',
+)
 ENVELOPE_FLOOR: Final = "python: envelope floor (per fact: seq, id, timestamp)"
-FLOORS: Final = (STRICT_FLOOR, ENVELOPE_FLOOR)  # their first run's counts are checked (check_floor)
+SHAPE_FLOOR: Final = "python: shape floor (and key sets, references)"
+FLOORS: Final = (
+    STRICT_FLOOR,
+    ENVELOPE_FLOOR,
+    SHAPE_FLOOR,
+)  # their first run's counts are checked (check_floor)
 VERIFY: Final = "sessaudit verify"
 VERIFY_JOBS: Final = "sessaudit verify --jobs 2"
 LOAD: Final = "sessaudit load"
@@ -678,6 +848,7 @@ def commands(
         if tiny_agent:
             table[STRICT_FLOOR] = lambda _: [python, "-c", STRICT_SCRIPT, *files]
             table[ENVELOPE_FLOOR] = lambda _: [python, "-c", ENVELOPE_SCRIPT, *files]
+            table[SHAPE_FLOOR] = lambda _: [python, "-c", SHAPE_SCRIPT, *files]
         if shutil.which("jq") is not None:
             table.update(jq_command(root, files))
     table[VERIFY] = lambda _: [python, "-m", "sessaudit", "verify", target, "--format", "json", *one]
@@ -729,9 +900,9 @@ def check_corpus(root: Path, report_path: Path) -> None:
 
 
 def check_floor(root: Path, scenario: Scenario, name: str, code: int, output: Path) -> None:
-    """A floor program's first run (STRICT_SCRIPT, ENVELOPE_SCRIPT) exited 0 and counted the lines, bytes
-    and (the envelope's) facts of the corpus read back: a floor that stopped early or skipped facts would
-    look faster than the work it stands for."""
+    """A floor program's first run (STRICT_SCRIPT, ENVELOPE_SCRIPT, SHAPE_SCRIPT) exited 0 and counted the
+    lines, bytes and (the envelope's and the shape's) facts of the corpus read back: a floor that stopped
+    early or skipped facts would look faster than the work it stands for."""
     printed = dict(
         item.split("=", 1)
         for item in output.read_text(encoding="utf-8", errors="replace").split()
@@ -739,7 +910,7 @@ def check_floor(root: Path, scenario: Scenario, name: str, code: int, output: Pa
     )
     shape = scenario.shape
     expected = {} if shape is None else {"lines": shape.lines, "bytes": shape.bytes}
-    if name == ENVELOPE_FLOOR and shape is not None:
+    if name in (ENVELOPE_FLOOR, SHAPE_FLOOR) and shape is not None:
         expected["facts"] = shape.facts
     wrong = [
         f"{key} {printed.get(key)} (read back: {value})"
@@ -1030,40 +1201,51 @@ FLOOR_STEPS: Final = (
     (ORJSON_FLOOR, "`orjson.loads` per line (nothing checked)"),
     (STRICT_FLOOR, "+ the strict proof (`orjson.dumps` gives the line back) and sha256 of every byte"),
     (ENVELOPE_FLOOR, "+ the per-fact envelope (seq, a new id, timestamp; UUIDv7 shape per 4,096 ids)"),
+    (
+        SHAPE_FLOOR,
+        "+ each fact's exact key sets, each id it names an earlier one, each it reserves a new one",
+    ),
 )
 
 
 def _envelope_bound(scenario: Scenario, minimum: float, fixed: float | None = None) -> str:
     """What bounds verify on a tiny-agent session, target by target: the floors' ratios to DuckDB, whether
-    the envelope floor alone (the least a verifier checks on every fact) is below the target, and what
-    verify's per-kind rules cost per fact over it (CPU seconds of verify less the envelope floor's, over the
-    facts read back; `fixed`: the least CPU time of the whole 5 KB verify in this run, the part of that
-    difference that is no fact's, also taken out). Without the floors or the facts, the parse floor's bound
-    (_floor_bound)."""
+    the envelope floor (the least a verifier checks on every fact) or the shape floor (and the least a
+    verifier that rejects an unknown key or a dangling reference checks) is below the target, and what
+    verify's other rules cost per fact over the shape floor (CPU seconds of verify less the shape floor's,
+    over the facts read back; `fixed`: the least CPU time of the whole 5 KB verify in this run, the part of
+    that difference that is no fact's, also taken out). Without the floors or the facts, the parse floor's
+    bound (_floor_bound)."""
     ratios = [scenario.ratio(command) for command, _ in FLOOR_STEPS]
-    verify, envelope = scenario.results.get(VERIFY), scenario.results.get(ENVELOPE_FLOOR)
+    verify, shaped = scenario.results.get(VERIFY), scenario.results.get(SHAPE_FLOOR)
     mine = scenario.ratio(VERIFY)
     facts = scenario.shape.facts if scenario.shape is not None else 0
-    if None in ratios or verify is None or envelope is None or mine is None or not facts:
+    if None in ratios or verify is None or shaped is None or mine is None or not facts:
         return _floor_bound(scenario, VERIFY)
     label = f"{KINDS[scenario.name.split('-')[0]]} {corpus_module.format_size(scenario.size)}"
     steps = "; ".join(f"{text} {ratio:.2f}x" for (_, text), ratio in zip(FLOOR_STEPS, ratios, strict=True))
-    floor = ratios[-1]
-    assert floor is not None
-    verdict = (
-        f"below the {minimum:g}x target: no verifier in CPython that checks every fact's seq, id and "
-        "timestamp reaches it"
-        if floor < minimum
-        else f"not below the {minimum:g}x target"
-    )
-    spent, least = min(verify.cpu), min(envelope.cpu)
+    envelope, shape = ratios[-2], ratios[-1]
+    assert envelope is not None and shape is not None
+    if envelope < minimum:
+        verdict = (
+            f"the envelope floor alone is below the {minimum:g}x target: no verifier in CPython that checks "
+            "every fact's seq, id and timestamp reaches it"
+        )
+    elif shape < minimum:
+        verdict = (
+            f"the envelope floor is not below the {minimum:g}x target, the shape floor is: no verifier in "
+            "CPython that also rejects an unknown key or a dangling reference reaches it"
+        )
+    else:
+        verdict = f"neither the envelope floor nor the shape floor is below the {minimum:g}x target"
+    spent, least = min(verify.cpu), min(shaped.cpu)
     extra = (spent - least) / facts * 1e6
     cost = (
-        f"the per-kind rules (key sets, references, the run state machine, message digests) cost "
-        f"{extra:.1f} µs per fact over the envelope floor (({spent:.2f} - {least:.2f}) CPU s / {facts:,} "
+        f"its other rules (value types and ranges, the run state machine, message digests, usage) cost "
+        f"{extra:.1f} µs per fact over the shape floor (({spent:.2f} - {least:.2f}) CPU s / {facts:,} "
         "facts; sessaudit's own imports and report are in the difference)"
         if spent > least
-        else f"within the envelope floor's CPU time ({spent:.2f} against {least:.2f} s)"
+        else f"within the shape floor's CPU time ({spent:.2f} against {least:.2f} s)"
     )
     if fixed is not None and spent - least > fixed:
         cost += (
@@ -1071,8 +1253,8 @@ def _envelope_bound(scenario: Scenario, minimum: float, fixed: float | None = No
             "CPU s (start-up, imports, report)"
         )
     return (
-        f"{label} verify, target >= {minimum:g}x DuckDB parse-only: {steps} DuckDB parse-only: the "
-        f"envelope floor alone is {verdict}; `{VERIFY}` {mine:.2f}x: {cost}"
+        f"{label} verify, target >= {minimum:g}x DuckDB parse-only: {steps} DuckDB parse-only: {verdict}; "
+        f"`{VERIFY}` {mine:.2f}x: {cost}"
     )
 
 

@@ -30,6 +30,7 @@ from sessaudit.cli_limits import (
     limits_of,
 )
 from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover, take_over
+from sessaudit.cli_show import show
 from sessaudit.cli_warehouse import EXIT_INTERRUPTED, internal_message, interrupted, load, query
 from sessaudit.engine import AuditResult, audit
 from sessaudit.jsonout import pretty_json
@@ -291,6 +292,7 @@ def verify(
         with progress_bar(sys.stderr.isatty() and not quiet) as bar:
             result = audit(paths, options=options, jobs=jobs or default_jobs(), tracker=bar)
         times = stopwatch.stop() if timestamps else None
+        verified = result.report  # before filters: its findings decide what is verified history
         applied = apply_policy(result.report, policy)  # filters change findings and exit code, never verdicts
         result = replace(result, report=applied.report)
         if redact:  # before any output: reports, seeds and stderr lines all see the redacted report
@@ -326,8 +328,22 @@ def verify(
                 seed_paths=seed_paths,
             )
 
+        drawn: list[str] = []  # the HTML page, made once for --format and every --report html=
+
+        def html() -> str:
+            if not drawn:
+                page, notes = _html_page(result.report, verified, code, max_line_bytes, redact)
+                drawn.append(page)
+                for note in notes:
+                    typer.echo(f"sessaudit: html report incomplete: {safe(note)}", err=True)
+                if notes:
+                    drawn.append("incomplete")
+            return drawn[0]
+
         if output_format is OutputFormat.CONSOLE:
             text = console(output is None and sys.stdout.isatty())
+        elif output_format is OutputFormat.HTML:
+            text = html()
         else:
             text = render(output_format, result.report, times)
         if output is not None:
@@ -335,12 +351,15 @@ def verify(
         elif not quiet:
             sys.stdout.write(text)
         for extra_format, extra_path in extra_outputs:
-            extra_text = (
-                console(False)
-                if extra_format is OutputFormat.CONSOLE
-                else render(extra_format, result.report, times)
-            )
+            if extra_format is OutputFormat.CONSOLE:
+                extra_text = console(False)
+            elif extra_format is OutputFormat.HTML:
+                extra_text = html()
+            else:
+                extra_text = render(extra_format, result.report, times)
             write_atomically(extra_path, extra_text)
+        if len(drawn) > 1:  # records that could not be read again to be drawn: the page says which
+            code = max(code, EXIT_INCOMPLETE)
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         wants_github = OutputFormat.GITHUB in {output_format, *(item for item, _ in extra_outputs)}
         if step_summary and wants_github:  # GitHub expects the summary appended, not replaced
@@ -371,6 +390,34 @@ def verify(
             traceback.print_exc()
         _fail(internal_message(error, _redact_error(str(error)) if redact else None), EXIT_INTERNAL)
     raise typer.Exit(code)
+
+
+def _html_page(
+    report: Report, verified: Report, exit_status: int, max_line_bytes: int, redact: bool
+) -> tuple[str, list[str]]:
+    """The HTML incident report of this audit, and why records of a source could not be drawn (if so)."""
+    from sessaudit.reporters.html import SeedFile, render_html
+    from sessaudit.seedfiles import seed_file_name, seed_text
+    from sessaudit.seeds import report_seeds, seed_document
+    from sessaudit.timeline import build_timelines, redact_timelines, timelines_json
+
+    timelines = build_timelines(report, verified, max_line_bytes=max_line_bytes)
+    if redact:
+        timelines = redact_timelines(timelines, report)
+    hashes = {source.path: source.sha256 for source in report.sources}
+    seeds = [
+        SeedFile(
+            path,
+            run_id,
+            seed_file_name(item.session_id, run_id, hashes.get(path)),
+            seed_text(seed_document(item)),
+        )
+        for path, run_id, item in report_seeds(report)
+    ]
+    page = render_html(
+        report, timelines_json(timelines), seeds=seeds, exit_status=exit_status, generated_at=utc_now()
+    )
+    return page, [item.note for item in timelines if item.note]
 
 
 def _redact_text(text: str, report: Report) -> str:
@@ -593,6 +640,7 @@ def formats() -> None:
 # the DuckDB warehouse (CONTRACT §7): its commands live in cli_warehouse.py
 app.command()(load)
 app.command()(query)
+app.command(cls=PluginCommand)(show)
 
 
 def _version_callback(value: bool) -> None:

@@ -6,7 +6,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Final, Protocol
+from typing import Any, BinaryIO, ClassVar, Final, Protocol
 
 from sessaudit.framing import Line
 from sessaudit.limits import DEFAULT_LIMITS, Limits
@@ -150,6 +150,11 @@ class PluginOption:
         return "plugin_" + self.flag.lstrip("-").replace("-", "_")
 
 
+# what a fact can be on a timeline (FormatPlugin.timeline_kind): a person's message, a model request
+# starting, a model's answer, a compaction of the context, an abort asked for, a resumed session
+TIMELINE_KINDS: Final = ("user", "model-request", "model", "compaction", "abort", "resume")
+
+
 class FormatPlugin:
     """One input format as the core sees it: a plugin object registered under the `sessaudit.formats`
     entry points (docs/architecture.md). Subclass it, set the class attributes, override what applies:
@@ -167,6 +172,8 @@ class FormatPlugin:
     directory_records: tuple[str, ...] = ()
     options: tuple[PluginOption, ...] = ()
     extras: tuple[str, ...] = ()  # the VerifyOptions extras its verifier reads (its options' values)
+    # (facts kind, type) -> its TIMELINE_KINDS word, where the message role alone does not tell
+    timeline_marks: ClassVar[Mapping[tuple[str | None, str | None], str]] = {}
 
     # --- the rule catalogue ----------------------------------------------------------------------
     def rule_tables(self) -> Sequence[Sequence[Rule]]:
@@ -238,3 +245,17 @@ class FormatPlugin:
     def describe_native(self, native: dict[str, Any]) -> list[str]:
         """What the source system itself says of a source (its `native` answers), in lines."""
         return []
+
+    def timeline_kind(self, kind: str | None, type_: str | None, role: str | None) -> str | None:
+        """What a loaded fact (its `facts` row's kind, type and role) is on a session's timeline
+        (sessaudit.timeline, `sessaudit show`, the HTML report): one of TIMELINE_KINDS, or None (not drawn
+        on its own; tool calls are drawn from the tool_calls rows, not from facts). The format's
+        `timeline_marks` first, then the message role."""
+        marked = self.timeline_marks.get((kind, type_))
+        if marked is not None:
+            return marked
+        if role == "user":
+            return "user"
+        if role == "assistant":
+            return "model"
+        return None

@@ -55,3 +55,13 @@ def _format(moment: datetime) -> str:
         f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}T{moment.hour:02d}:{moment.minute:02d}:"
         f"{moment.second:02d}.{moment.microsecond // 1000:03d}Z"
     )
+
+
+def iso_from_micros(value: int | None) -> str | None:
+    """Epoch microseconds (the warehouse's rows) as ISO-8601 UTC with ms; None for None or out of range."""
+    if value is None:
+        return None
+    try:
+        return _format(_EPOCH + timedelta(microseconds=value))
+    except OverflowError:
+        return None

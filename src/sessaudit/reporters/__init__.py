@@ -1,4 +1,4 @@
-"""Reporters: the audit result for people (console), programs (json) and CI (sarif, junit, github).
+"""Reporters: the audit result for people (console, html), programs (json) and CI (sarif, junit, github).
 
 Each reporter's module is imported when its format is rendered, not with this package: a JSON report never
 loads rich (the console's) or xml.etree (JUnit's), and `from sessaudit.reporters.json import ...` stays
@@ -21,6 +21,7 @@ class OutputFormat(StrEnum):
     SARIF = "sarif"
     JUNIT = "junit"
     GITHUB = "github"
+    HTML = "html"
 
 
 Renderer = Callable[["Report"], str]
@@ -56,12 +57,20 @@ def _github(report: Report) -> str:
     return render_github(report)
 
 
+def _html(report: Report) -> str:
+    """The HTML page without timelines (`verify` draws them: sessaudit.timeline needs the evidence)."""
+    from sessaudit.reporters.html import render_html
+
+    return render_html(report, {"sessions": []})
+
+
 RENDERERS: dict[OutputFormat, Renderer] = {
     OutputFormat.CONSOLE: _console,
     OutputFormat.JSON: _json,
     OutputFormat.SARIF: _sarif,
     OutputFormat.JUNIT: _junit,
     OutputFormat.GITHUB: _github,
+    OutputFormat.HTML: _html,
 }
 
 

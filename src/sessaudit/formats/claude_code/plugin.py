@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from sessaudit.formats.claude_code.read.layout import (
     companions,
@@ -118,6 +118,10 @@ class ClaudeCode(FormatPlugin):
         ),
         *NATIVE_REPAIR_OPTIONS,
     )
+
+    timeline_marks: ClassVar[Mapping[tuple[str | None, str | None], str]] = {
+        ("system", "compact_boundary"): "compaction",
+    }
 
     def rule_phrases(self) -> Mapping[str, str]:
         from sessaudit.formats.claude_code.rules import CORE_RULE_PHRASES

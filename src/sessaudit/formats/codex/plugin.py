@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from sessaudit.formats.codex.read.layout import in_home
 from sessaudit.formats.codex.spec.records import VERSIONS
@@ -88,6 +88,12 @@ class Codex(FormatPlugin):
             takeover=native_repair_takeover,
         ),
     )
+
+    timeline_marks: ClassVar[Mapping[tuple[str | None, str | None], str]] = {
+        ("compacted", None): "compaction",
+        ("event_msg", "context_compacted"): "compaction",
+        ("event_msg", "turn_aborted"): "abort",
+    }
 
     def rule_phrases(self) -> Mapping[str, str]:
         from sessaudit.formats.codex.rules import CORE_RULE_PHRASES

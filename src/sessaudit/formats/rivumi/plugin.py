@@ -4,7 +4,7 @@ replaced `session.json`. Its verifier, seeds and warehouse extraction are import
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from sessaudit.formats.rivumi.recognise import RECORDS, rivumi_run_directory
 from sessaudit.plugin import FormatPlugin, PluginOption, SourceOutcome, VerifyOptions
@@ -39,6 +39,12 @@ class Rivumi(FormatPlugin):
             takeover=_native_seed,
         ),
     )
+
+    timeline_marks: ClassVar[Mapping[tuple[str | None, str | None], str]] = {
+        ("event", "model.requested"): "model-request",
+        ("event", "session.resumed"): "resume",
+        ("event", "run.cancelled"): "abort",
+    }
 
     def rule_phrases(self) -> Mapping[str, str]:
         from sessaudit.formats.rivumi.rules import CORE_RULE_PHRASES

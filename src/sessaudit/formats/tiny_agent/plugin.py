@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, ClassVar, Final
 
 from sessaudit.plugin import (
     FormatPlugin,
@@ -57,6 +57,12 @@ class TinyAgent(FormatPlugin):
             refusal="a tiny-agent configuration",
         ),
     )
+
+    timeline_marks: ClassVar[Mapping[tuple[str | None, str | None], str]] = {
+        ("record", "stepAttempt"): "model-request",
+        ("entry", "compaction"): "compaction",
+        ("record", "abortRequested"): "abort",
+    }
 
     def rule_phrases(self) -> Mapping[str, str]:
         from sessaudit.formats.tiny_agent.rules import CORE_RULE_PHRASES

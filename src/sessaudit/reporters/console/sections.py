@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable
 from datetime import datetime
 
 from rich.text import Text
@@ -117,10 +118,11 @@ def _run_lines(
         page.line(f"seed: {safe(written)}", 4)
 
 
-def owned_findings(report: Report) -> dict[str, list[Finding]]:
-    """Each source's findings: those on its file, inside its folder, or on its companion files (`-wal`)."""
+def owned_findings(report: Report, findings: Iterable[Finding] | None = None) -> dict[str, list[Finding]]:
+    """Each source's findings (of `findings`, the report's by default): those on its file, inside its
+    folder, or on its companion files (`-wal`)."""
     owned: dict[str, list[Finding]] = {source.path: [] for source in report.sources}
-    for item in report.findings:
+    for item in report.findings if findings is None else findings:
         path = item.location.path or ""
         for source in report.sources:
             if path == source.path or path.startswith((source.path + "/", source.path + "-")):

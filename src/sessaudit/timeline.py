@@ -219,26 +219,39 @@ def _source_timelines(
         usage = [row for row in batch.usage if row.session_id == key]
         timeline = _timeline(source, session, facts, calls, usage, mine, plugin, None)
         spans = {row.run_id: row for row in batch.runs if row.session_id == key}
-        for index, run in enumerate(timeline.runs):
-            row = spans.get(run.run_id)
-            if row is not None:
-                timeline.runs[index] = RunSpan(
-                    run.run_id,
-                    run.kind,
-                    run.state,
-                    run.condition,
-                    row.started_at,
-                    row.last_at,
-                    row.first_seq,
-                    row.last_seq,
-                    run.pending_effects,
-                    run.last_written_at,
-                )
+        runs = [
+            replace(
+                run,
+                started_at=row.started_at,
+                last_at=row.last_at,
+                first_seq=row.first_seq,
+                last_seq=row.last_seq,
+            )
+            if (row := spans.get(run.run_id)) is not None
+            else run
+            for run in timeline.runs
+        ]
+        timeline = replace(timeline, runs=runs, events=[_with_run(item, runs) for item in timeline.events])
         timelines.append(timeline)
     if not sessions and findings:  # a source of no session (unreadable, unsupported): its findings alone
         empty = Session(session_id=None, verdict=source.verdict, facts=0, last_seq=None)
         timelines.append(_timeline(source, empty, [], [], [], findings, plugin, note))
     return timelines
+
+
+def _with_run(item: Event, runs: list[RunSpan]) -> Event:
+    """An event whose record names no run, given the run whose records' seq range holds it (the latest
+    such run), as a format that keeps run ids only on its run rows would have it."""
+    if item.run_id is not None or item.seq is None:
+        return item
+    holding = [
+        run
+        for run in runs
+        if run.first_seq is not None
+        and run.last_seq is not None
+        and run.first_seq <= item.seq <= run.last_seq
+    ]
+    return replace(item, run_id=holding[-1].run_id) if holding else item
 
 
 class _Places:

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sessaudit.formats.claude_code.check.links import Links, tool_results, tool_uses
+from sessaudit.formats.claude_code.check.links import Links, tool_uses
 from sessaudit.formats.claude_code.read.lines import Record, TranscriptFile
 from sessaudit.formats.claude_code.recover.words import resume_plan
 from sessaudit.formats.claude_code.seed.seeding import seeded
-from sessaudit.formats.claude_code.spec.records import INTERRUPT_PREFIX
+from sessaudit.formats.claude_code.spec.records import INTERRUPT_PREFIX, message_text
+from sessaudit.formats.claude_code.spec.records import is_prompt as prompt_record
 from sessaudit.formats.claude_code.spec.tools import BUILT_IN_TABLE, ToolTable
 from sessaudit.model import (
     SEED_KIND,
@@ -42,25 +43,12 @@ class Turn:
 
 
 def _text_of(record: Record) -> str | None:
-    message = record.value.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        return "".join(text for text in texts if isinstance(text, str))
-    return None
+    return message_text(record.value)
 
 
 def is_prompt(record: Record) -> bool:
-    """A user line a person typed: no tool result, not injected (isMeta, a compaction summary), not an
-    interruption marker."""
-    if record.kind != "user" or record.value.get("isMeta") or record.value.get("isCompactSummary"):
-        return False
-    if tool_results(record):
-        return False
-    text = _text_of(record)
-    return text is not None and not text.startswith(INTERRUPT_PREFIX)
+    """A user line a person typed (spec.records.is_prompt): it starts a turn."""
+    return prompt_record(record.value)
 
 
 def turns_of(file: TranscriptFile) -> list[Turn]:

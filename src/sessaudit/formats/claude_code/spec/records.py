@@ -76,3 +76,26 @@ def content_blocks(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     message = record.get("message")
     content = message.get("content") if isinstance(message, Mapping) else None
     return [block for block in content if isinstance(block, Mapping)] if isinstance(content, list) else []
+
+
+def message_text(record: Mapping[str, Any]) -> str | None:
+    """A record's `message.content` as text: the string itself, or its text blocks joined; None else."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, Mapping) and b.get("type") == "text"]
+        return "".join(text for text in texts if isinstance(text, str))
+    return None
+
+
+def is_prompt(record: Mapping[str, Any]) -> bool:
+    """A user line a person typed, which starts a turn (a run): no tool result, not injected (isMeta, a
+    compaction summary), not an interruption marker."""
+    if record.get("type") != "user" or record.get("isMeta") or record.get("isCompactSummary"):
+        return False
+    if any(block.get("type") == "tool_result" for block in content_blocks(record)):
+        return False
+    text = message_text(record)
+    return text is not None and not text.startswith(INTERRUPT_PREFIX)

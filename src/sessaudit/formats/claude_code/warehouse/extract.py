@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sessaudit.formats.claude_code.spec.records import content_blocks as blocks
+from sessaudit.formats.claude_code.spec.records import is_prompt
 from sessaudit.formats.claude_code.usage.ledger import Response, TranscriptFile, build_ledger
 from sessaudit.formats.claude_code.warehouse.lines import RawLine
 from sessaudit.formats.claude_code.warehouse.tools import (
@@ -100,18 +101,27 @@ def extract_files(
     of sessions it was resumed from, read only to recognise copies."""
     details = into.sessions.setdefault(session_id, SessionDetails())
     seqs: dict[tuple[str, int], int] = {}
+    turns: dict[tuple[str, int], str] = {}  # a line's turn: the run the report names (recover/turns.py)
     seq = 0
     for loaded in files:
+        turn = None  # the records before a file's first prompt belong to no turn
         for line in loaded.lines:
             seq += 1
             seqs[(loaded.path, line.number)] = seq
             record = line.record or {}
             own = text(record.get("sessionId"))
+            if is_prompt(record):
+                turn = text(record.get("uuid")) or f"{loaded.path}:{line.number}"
+            moment = micros_from_text(record.get("timestamp"))
+            owner = session_id if session_id is not None else own
+            if turn is not None:
+                turns[(loaded.path, line.number)] = turn
+                into.span(owner, turn).add(seq, moment)
             into.add_fact(
                 FactRow(
                     source_id,
-                    session_id if session_id is not None else own,
-                    None,
+                    owner,
+                    turn,
                     seq,
                     line.number,
                     line.offset,
@@ -120,7 +130,7 @@ def extract_files(
                     _type(record),
                     _role(record),
                     text(record.get("uuid")),
-                    micros_from_text(record.get("timestamp")),
+                    moment,
                     _payload(line.raw),
                 )
             )
@@ -135,7 +145,7 @@ def extract_files(
             LedgerRow(
                 source_id,
                 response.session_id if response.session_id is not None else session_id,
-                None,
+                turns.get((response.file, response.line)),
                 seqs.get((response.file, response.line)),
                 response.line,
                 None,
@@ -155,13 +165,14 @@ def extract_files(
                 response.placeholder,
             )
         )
-    _tool_calls(files, before, seqs, source_id, session_id, into)
+    _tool_calls(files, before, seqs, turns, source_id, session_id, into)
 
 
 def _tool_calls(
     files: Sequence[LoadedFile],
     before: Sequence[LoadedFile],
     seqs: dict[tuple[str, int], int],
+    turns: dict[tuple[str, int], str],
     source_id: str,
     session_id: str | None,
     into: Extraction,
@@ -192,7 +203,11 @@ def _tool_calls(
                         continue
                     name = text(block.get("name"))
                     draft = drafts[call_id] = CallDraft(
-                        text(record.get("sessionId")) or session_id, None, call_id, name, status=UNKNOWN
+                        text(record.get("sessionId")) or session_id,
+                        turns.get((loaded.path, line.number)),
+                        call_id,
+                        name,
+                        status=UNKNOWN,
                     )
                     draft.call_seq, draft.requested_at = seq, moment
                     draft.replay_policy = replay_policy(name)

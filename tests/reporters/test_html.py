@@ -117,8 +117,9 @@ def test_every_hostile_string_is_text_and_no_control_character_reaches_the_page(
     data = re.search(r'<script type="application/json" id="timeline-data">(.*?)</script>', page, re.DOTALL)
     assert data is not None
     timelines = json.loads(data.group(1))
-    detail = next(item["detail"] for item in timelines["sessions"][0]["events"] if item["unknown"])
-    assert HOSTILE[0] in detail  # the data holds the arguments as text, escaped for the element only
+    session = timelines["sessions"][0]
+    (unknown,) = session["x"]
+    assert HOSTILE[0] in session["d"][str(unknown)]  # the data holds the arguments as text
 
 
 def test_a_seed_downloads_as_the_seed_command_prints_it(

@@ -19,7 +19,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib.resources import files
 from typing import Any, Final
 
@@ -65,7 +65,7 @@ def render_html(
         # every value shown: control characters and bidi overrides written as escapes (`safe`), so a log
         # cannot reorder what a person reads ("Trojan Source") or hide text; the page's own markup is Markup
         finalize=lambda value: (
-            value if isinstance(value, markupsafe.Markup) or not isinstance(value, str) else safe(value)
+            value if isinstance(value, markupsafe.Markup) or not isinstance(value, str) else shown(value)
         ),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -77,7 +77,7 @@ def render_html(
     return template.render(
         page=_page(report, timelines, seeds, exit_status),
         generated_at=moment.strftime("%Y-%m-%d %H:%M:%S UTC"),
-        timelines=_displayable(timelines),
+        timelines=compact(_displayable(timelines)),
         style=style,
         script=script,
         policy=_policy(style, script),
@@ -99,6 +99,94 @@ def _displayable(value: Any) -> Any:
     if isinstance(value, list):
         return [_displayable(item) for item in value]
     return value
+
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+KINDS: Final = ("user", "model-request", "model", "compaction", "abort", "resume", "tool", "finding", "end")
+DETAIL_KEPT: Final = 300  # characters of a settled call's arguments the page keeps (an open call's: all)
+
+
+def compact(timelines: Mapping[str, Any]) -> dict[str, Any]:
+    """The timelines as the page carries them (report.js `decode` reads them back): per session, each
+    event field as one array (`t`: milliseconds since the event before, `k`: the kind's index in KINDS,
+    `l` and `st`: indices into the shared `strings`, `r`: the run's index or -1, `u`: a call's duration
+    in ms), details only where a person needs them whole (open calls, findings) or short (settled calls):
+    a 10,000-run corpus stays a few MB."""
+    strings: dict[str, int] = {}
+
+    def ref(text: str | None) -> int:
+        return -1 if text is None else strings.setdefault(text, len(strings))
+
+    sessions = []
+    for session in timelines.get("sessions", []):
+        runs = session["runs"]
+        index = {run["run_id"]: number for number, run in enumerate(runs)}
+        fields: dict[str, list[Any]] = {key: [] for key in ("t", "k", "l", "ln", "b", "s", "r", "st", "u")}
+        details: dict[str, str] = {}
+        unknown = []
+        rules: dict[str, str] = {}
+        previous = None
+        for number, item in enumerate(session["events"]):
+            at = _ms(item["at"])
+            fields["t"].append(None if at is None else at - (previous if previous is not None else at))
+            previous = at if at is not None else previous
+            fields["k"].append(KINDS.index(item["kind"]))
+            fields["l"].append(ref(item["label"]))
+            fields["ln"].append(item["line"])
+            fields["b"].append(item["byte_offset"])
+            fields["s"].append(item["seq"])
+            fields["r"].append(index.get(item["run_id"], -1))
+            fields["st"].append(ref(item["status"]))
+            until = _ms(item["until"])
+            fields["u"].append(None if until is None or at is None else until - at)
+            if item["unknown"]:
+                unknown.append(number)
+            detail = item["detail"]
+            if detail is not None:
+                whole = item["unknown"] or item["kind"] != "tool"
+                details[str(number)] = (
+                    detail if whole or len(detail) <= DETAIL_KEPT else detail[:DETAIL_KEPT] + "…"
+                )
+            if item["rule"] is not None:
+                rules[str(number)] = item["rule"]
+        first = next((_ms(item["at"]) for item in session["events"] if item["at"] is not None), None)
+        sessions.append(
+            {
+                "t0": first,
+                "rw": {
+                    str(number): item["rowid"]
+                    for number, item in enumerate(session["events"])
+                    if item["rowid"] is not None
+                },
+                "runs": [
+                    [
+                        run["run_id"],
+                        run["kind"],
+                        run["state"],
+                        run["condition"],
+                        _ms(run["started_at"]),
+                        _ms(run["last_at"]),
+                        run["first_seq"],
+                        run["last_seq"],
+                        run["pending_effects"],
+                    ]
+                    for run in runs
+                ],
+                **fields,
+                "x": unknown,
+                "d": details,
+                "rule": rules,
+            }
+        )
+    return {"kinds": list(KINDS), "strings": list(strings), "sessions": sessions}
+
+
+def _ms(text: str | None) -> int | None:
+    """An ISO time of the timelines (UTC, milliseconds) as epoch milliseconds."""
+    if text is None:
+        return None
+    moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return (moment - _EPOCH) // timedelta(milliseconds=1)
 
 
 def _policy(style: str, script: str) -> str:
@@ -225,11 +313,10 @@ def _arguments(effect: PendingEffect) -> str:
 
 
 def _what_to_check(effect: PendingEffect) -> str:
-    key = f" (replay key {effect.replay_key})" if effect.replay_key else ""
+    key = f" (its replay key: {effect.replay_key})" if effect.replay_key else ""
     return (
-        f"Whether {effect.tool_name} ran with these arguments: its intent is recorded, its result is not. "
-        "Look at what it would have changed (files, the remote system, messages sent) before replaying"
-        f"{key}; the replay seed never re-runs it."
+        f"Did {effect.tool_name} run? Its start is recorded, its result is not. Look at what it would "
+        f"have changed (files, a remote system, messages sent) before anything is re-run{key}."
     )
 
 

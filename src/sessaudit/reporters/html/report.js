@@ -14,11 +14,45 @@
   ];
   const zoom = document.getElementById("zoom");
   const drawn = new Set();
+  const decoded = new Map();
 
-  function ms(text) {
-    if (!text) return null;
-    const value = Date.parse(text);
-    return Number.isNaN(value) ? null : value;
+  function ms(value) {
+    return typeof value === "number" ? value : null;
+  }
+
+  // a session as the page carries it (sessaudit.reporters.html.compact): one array per field
+  function decode(raw) {
+    const strings = data.strings;
+    const kinds = data.kinds;
+    const runs = raw.runs.map(function (run) {
+      return { run_id: run[0], kind: run[1], state: run[2], condition: run[3], started_at: run[4],
+        last_at: run[5], first_seq: run[6], last_seq: run[7], pending_effects: run[8] };
+    });
+    const unknown = new Set(raw.x);
+    const events = [];
+    let at = raw.t0;
+    for (let i = 0; i < raw.k.length; i += 1) {
+      const step = raw.t[i];
+      const known = step !== null && at !== null;
+      if (known) at += step;
+      const key = String(i);
+      events.push({
+        at: known ? at : null,
+        kind: kinds[raw.k[i]],
+        label: strings[raw.l[i]],
+        line: raw.ln[i],
+        byte_offset: raw.b[i],
+        seq: raw.s[i],
+        rowid: key in raw.rw ? raw.rw[key] : null,
+        run_id: raw.r[i] >= 0 ? runs[raw.r[i]].run_id : null,
+        status: raw.st[i] >= 0 ? strings[raw.st[i]] : null,
+        until: raw.u[i] !== null && known ? at + raw.u[i] : null,
+        unknown: unknown.has(i),
+        detail: key in raw.d ? raw.d[key] : null,
+        rule: key in raw.rule ? raw.rule[key] : null,
+      });
+    }
+    return { runs: runs, events: events };
   }
 
   function el(name, attributes, parent) {
@@ -78,11 +112,12 @@
 
   function draw(section) {
     const index = Number(section.getAttribute("data-index"));
-    const session = sessions[index];
     const chart = section.querySelector(".chart");
     const detail = section.querySelector(".detail");
     while (chart.firstChild) chart.removeChild(chart.firstChild);
-    if (!session) return;
+    if (!sessions[index]) return;
+    if (!decoded.has(index)) decoded.set(index, decode(sessions[index]));
+    const session = decoded.get(index);
     const events = session.events || [];
     const times = [];
     for (const item of events) {
@@ -95,8 +130,8 @@
       for (const key of ["started_at", "last_at"]) { const at = ms(run[key]); if (at !== null) times.push(at); }
     }
     if (!times.length) { detail.textContent = "No record of this session has a time."; return; }
-    const end = Math.max.apply(null, times);
-    const first = Math.min.apply(null, times);
+    let end = times[0], first = times[0];
+    for (const value of times) { if (value > end) end = value; if (value < first) first = value; }
     const minutes = Number(zoom.value);
     const low = minutes > 0 ? Math.max(first, end - minutes * 60000) : first;
     const high = Math.max(end, low + 1);

@@ -143,3 +143,25 @@ def test_show_of_nothing_says_so(tmp_path: Path) -> None:
     code, stdout, _ = _show(str(tmp_path))
     assert "No session to show" in stdout
     assert code in (0, 3)
+
+
+def test_a_plugin_names_its_marks_and_the_role_names_the_rest() -> None:
+    from sessaudit.plugin import TIMELINE_KINDS, FormatPlugin
+    from sessaudit.registry import registry
+
+    class Bare(FormatPlugin):
+        name = "bare"
+
+    bare = Bare()
+    assert [bare.timeline_kind("x", "y", role) for role in ("user", "assistant", "tool", None)] == [
+        "user",
+        "model",
+        None,
+        None,
+    ]
+    tiny = registry().get("tiny-agent")
+    assert tiny is not None
+    assert tiny.timeline_kind("record", "stepAttempt", None) == "model-request"
+    assert tiny.timeline_kind("entry", "compaction", None) == "compaction"
+    for plugin in registry().plugins:  # every word a format uses is one the timeline draws
+        assert set(plugin.timeline_marks.values()) <= set(TIMELINE_KINDS), plugin.name

@@ -23,10 +23,12 @@ from sessaudit.cli_limits import (
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_BYTES,
     AllowEmptyOption,
+    DebugOption,
     MaxFileBytesOption,
     MaxFilesOption,
     MaxFindingsOption,
     MaxLineBytesOption,
+    RedactOption,
     limits_of,
 )
 from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover, take_over
@@ -61,8 +63,6 @@ class FailOn(StrEnum):
     NOTE = "note"
     NEVER = "never"
 
-
-DebugOption = Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")]
 
 app = typer.Typer(
     name="sessaudit",
@@ -508,10 +508,7 @@ def seed(
     max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
     max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
-    redact: Annotated[
-        bool,
-        typer.Option("--redact", help="Mask message and tool contents (not ids, digests, names)."),
-    ] = False,
+    redact: RedactOption = False,
     debug: DebugOption = False,
 ) -> None:
     """Print the seed of one open run (--run), or of every open run as a JSON array."""

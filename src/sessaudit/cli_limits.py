@@ -85,3 +85,10 @@ def limits_of(max_line_bytes: int, max_file_bytes: int, max_files: int, max_find
         max_files=max_files,
         max_findings=max_findings,
     )
+
+
+# options several commands share
+DebugOption = Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")]
+RedactOption = Annotated[
+    bool, typer.Option("--redact", help="Mask message and tool contents (not ids, digests, names).")
+]

@@ -18,10 +18,12 @@ from sessaudit.cli_limits import (
     DEFAULT_MAX_FILES,
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_BYTES,
+    DebugOption,
     MaxFileBytesOption,
     MaxFilesOption,
     MaxFindingsOption,
     MaxLineBytesOption,
+    RedactOption,
     limits_of,
 )
 from sessaudit.cli_plugins import plugin_extras
@@ -68,11 +70,8 @@ def show(
     max_file_bytes: MaxFileBytesOption = DEFAULT_MAX_FILE_BYTES,
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
     max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
-    redact: Annotated[
-        bool,
-        typer.Option("--redact", help="Mask message and tool contents (not ids, digests, names)."),
-    ] = False,
-    debug: Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")] = False,
+    redact: RedactOption = False,
+    debug: DebugOption = False,
 ) -> None:
     """Show each session's timeline: the events before the crash, with times, and the open call."""
     from sessaudit.engine import audit

@@ -18,6 +18,7 @@ from sessaudit.cli_limits import (
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_BYTES,
     AllowEmptyOption,
+    DebugOption,
     MaxFileBytesOption,
     MaxFilesOption,
     MaxFindingsOption,
@@ -36,7 +37,6 @@ EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 2, 3, 4
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
 
 DatabaseOption = Annotated[Path, typer.Option("--db", help="The DuckDB warehouse file.", dir_okay=False)]
-Debug = Annotated[bool, typer.Option("--debug", help="Show a traceback on internal errors.")]
 
 
 def interrupted() -> NoReturn:
@@ -92,7 +92,7 @@ def load(
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
     max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
     allow_empty: AllowEmptyOption = False,
-    debug: Debug = False,
+    debug: DebugOption = False,
 ) -> None:
     """Verify session logs and load them into a DuckDB warehouse (changed sources replace their rows)."""
     # imported here, not at the top: `verify` and every other command never load duckdb or pyarrow
@@ -157,7 +157,7 @@ def query(
         list[str] | None, typer.Option("--param", help="A query parameter K=V (repeatable).")
     ] = None,
     list_queries: Annotated[bool, typer.Option("--list", help="List the bundled queries.")] = False,
-    debug: Debug = False,
+    debug: DebugOption = False,
 ) -> None:
     """Answer a bundled query, or SQL, on a warehouse opened read-only."""
     from sessaudit.warehouse.queries import QueryError, bind, find_query, run_sql

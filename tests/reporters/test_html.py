@@ -10,12 +10,18 @@ import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 import sessaudit.cli
+import sessaudit.timeline
 from sessaudit.cli import app
+from sessaudit.engine import audit
+from sessaudit.reporters.html import _ms, compact
+from sessaudit.timeline import build_timelines, timelines_json
+from sessaudit.warehouse.extract import EvidenceChanged
 from tests.golden import check_golden
 from tests.reporters.corpus import REPO
 from tests.sessions import HOSTILE, hostile_session
@@ -153,3 +159,77 @@ def test_redacted_page_masks_arguments_in_the_table_and_the_timeline(
     _, page, _ = html_of(monkeypatch, tmp_path, str(hostile_corpus(tmp_path)), "--redact")
     assert "window.__pwned" not in page and "pwned" not in page
     assert "bash" in page  # names are kept
+
+
+def _decoded(compacted: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """The events of one session as the page's script reads them back (report.js `decode`)."""
+    raw = compacted["sessions"][index]
+    strings, kinds = compacted["strings"], compacted["kinds"]
+    events, at = [], raw["t0"]
+    for number in range(len(raw["k"])):
+        step = raw["t"][number]
+        if step is not None and at is not None:
+            at += step
+        moment = at if step is not None else None
+        key = str(number)
+        events.append(
+            {
+                "at": moment,
+                "kind": kinds[raw["k"][number]],
+                "label": strings[raw["l"][number]],
+                "line": raw["ln"][number],
+                "byte_offset": raw["b"][number],
+                "seq": raw["s"][number],
+                "rowid": raw["rw"].get(key),
+                "run_id": raw["runs"][raw["r"][number]][0] if raw["r"][number] >= 0 else None,
+                "status": strings[raw["st"][number]] if raw["st"][number] >= 0 else None,
+                "until": moment + raw["u"][number]
+                if raw["u"][number] is not None and moment is not None
+                else None,
+                "unknown": number in raw["x"],
+                "detail": raw["d"].get(key),
+                "rule": raw["rule"].get(key),
+            }
+        )
+    return events
+
+
+def test_the_compact_timelines_read_back_as_the_timelines(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    document = timelines_json(build_timelines(audit(["examples/"]).report))
+    compacted = compact(document)
+    assert len(compacted["sessions"]) == len(document["sessions"]) == 11
+    for index, session in enumerate(document["sessions"]):
+        expected = [
+            {
+                **item,
+                "at": _ms(item["at"]),
+                "until": _ms(item["until"]),
+                "detail": item["detail"]
+                if item["detail"] is None
+                or item["unknown"]
+                or item["kind"] != "tool"
+                or len(item["detail"]) <= 300
+                else item["detail"][:300] + "…",
+            }
+            for item in session["events"]
+        ]
+        for item in expected:
+            del item["placed"]
+        assert _decoded(compacted, index) == expected
+
+
+def test_a_source_that_cannot_be_drawn_makes_the_audit_incomplete(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def changed(*_: object, **__: object) -> None:
+        raise EvidenceChanged("evidence/s.jsonl changed after it was verified")
+
+    monkeypatch.setattr(sessaudit.timeline, "extract", changed)
+    code, page, stderr = html_of(monkeypatch, tmp_path, str(hostile_corpus(tmp_path)))
+    assert code == 3
+    assert (
+        "sessaudit: html report incomplete: records not drawn: evidence/s.jsonl changed after it was"
+        in stderr
+    )
+    assert "records not drawn: evidence/s.jsonl changed after it was verified" in page

@@ -134,9 +134,10 @@ def test_a_seed_downloads_as_the_seed_command_prints_it(
     corpus = hostile_corpus(tmp_path)
     _, page, _ = html_of(monkeypatch, tmp_path, str(corpus))
     links = re.findall(
-        r'<a class="seed" download="([^"]+)" href="data:application/json;base64,([^"]+)">', page
+        r'<a class="seed" id="seed-\d+" download="([^"]+)" href="data:application/json;base64,([^"]+)">', page
     )
     assert links, "no seed link"
+    assert page.count("data:application/json;base64,") == len(links)  # each seed's data once
     name, encoded = links[0]
     assert name.endswith(".seed.json") and "/" not in name
     printed = runner.invoke(app, ["seed", str(corpus)])
@@ -161,37 +162,65 @@ def test_redacted_page_masks_arguments_in_the_table_and_the_timeline(
     assert "bash" in page  # names are kept
 
 
+def _undo(differences: list[int | None]) -> list[int | None]:
+    found: list[int | None] = []
+    last = 0
+    for value in differences:
+        if value is not None:
+            last += value
+        found.append(None if value is None else last)
+    return found
+
+
 def _decoded(compacted: dict[str, Any], index: int) -> list[dict[str, Any]]:
     """The events of one session as the page's script reads them back (report.js `decode`)."""
     raw = compacted["sessions"][index]
     strings, kinds = compacted["strings"], compacted["kinds"]
+
+    def text(number: int) -> str | None:
+        return strings[number] if number >= 0 else None
+
+    lines, offsets, seqs = _undo(raw["ln"]), _undo(raw["b"]), _undo(raw["s"])
+    owners = [owner for owner, count in raw["r"] for _ in range(count)]
+    durations = iter(raw["u"])
     events, at = [], raw["t0"]
-    for number in range(len(raw["k"])):
+    for number in range(len(raw["e"])):
         step = raw["t"][number]
         if step is not None and at is not None:
             at += step
         moment = at if step is not None else None
         key = str(number)
+        label, kind, status, rule = compacted["labels"][raw["e"][number]]
+        duration = next(durations) if kinds[kind] == "tool" else 0
         events.append(
             {
                 "at": moment,
-                "kind": kinds[raw["k"][number]],
-                "label": strings[raw["l"][number]],
-                "line": raw["ln"][number],
-                "byte_offset": raw["b"][number],
-                "seq": raw["s"][number],
+                "kind": kinds[kind],
+                "label": strings[label],
+                "line": lines[number],
+                "byte_offset": offsets[number],
+                "seq": seqs[number],
                 "rowid": raw["rw"].get(key),
-                "run_id": raw["runs"][raw["r"][number]][0] if raw["r"][number] >= 0 else None,
-                "status": strings[raw["st"][number]] if raw["st"][number] >= 0 else None,
-                "until": moment + raw["u"][number]
-                if raw["u"][number] is not None and moment is not None
-                else None,
+                "run_id": raw["runs"][owners[number]][0] if owners[number] >= 0 else None,
+                "status": text(status),
+                "until": moment + duration if duration and moment is not None else None,
                 "unknown": number in raw["x"],
                 "detail": raw["d"].get(key),
-                "rule": raw["rule"].get(key),
+                "rule": text(rule),
             }
         )
     return events
+
+
+def _kept(item: dict[str, Any], near_end: bool) -> str | None:
+    """An event's detail as the page keeps it: whole for open calls and findings; 300 characters for
+    failed calls and those near the end of the log; none for the other settled calls."""
+    detail = item["detail"]
+    if detail is None or item["unknown"] or item["kind"] != "tool":
+        return detail
+    if item["status"] == "failed" or near_end:  # the last 8 events
+        return detail if len(detail) <= 300 else detail[:300] + "…"
+    return None
 
 
 def test_the_compact_timelines_read_back_as_the_timelines(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,19 +229,15 @@ def test_the_compact_timelines_read_back_as_the_timelines(monkeypatch: pytest.Mo
     compacted = compact(document)
     assert len(compacted["sessions"]) == len(document["sessions"]) == 11
     for index, session in enumerate(document["sessions"]):
+        events = session["events"]
         expected = [
             {
                 **item,
                 "at": _ms(item["at"]),
-                "until": _ms(item["until"]),
-                "detail": item["detail"]
-                if item["detail"] is None
-                or item["unknown"]
-                or item["kind"] != "tool"
-                or len(item["detail"]) <= 300
-                else item["detail"][:300] + "…",
+                "until": _ms(item["until"]) if _ms(item["until"]) != _ms(item["at"]) else None,
+                "detail": _kept(item, number >= len(events) - 8),
             }
-            for item in session["events"]
+            for number, item in enumerate(events)
         ]
         for item in expected:
             del item["placed"]

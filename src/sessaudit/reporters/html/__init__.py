@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.resources import files
@@ -72,6 +72,8 @@ def render_html(
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    # the timelines' JSON without spaces (tojson still escapes <, >, & and ' for the script element)
+    environment.policies["json.dumps_kwargs"] = {"sort_keys": False, "separators": (",", ":")}
     template = environment.from_string(here.joinpath("report.html.j2").read_text(encoding="utf-8"))
     moment = (generated_at or datetime.now(UTC)).astimezone(UTC)
     return template.render(
@@ -104,15 +106,20 @@ def _displayable(value: Any) -> Any:
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 KINDS: Final = ("user", "model-request", "model", "compaction", "abort", "resume", "tool", "finding", "end")
 DETAIL_KEPT: Final = 300  # characters of a settled call's arguments the page keeps (an open call's: all)
+KEPT_NEAR_END: Final = 8  # the events before a log's end whose calls keep their arguments
 
 
 def compact(timelines: Mapping[str, Any]) -> dict[str, Any]:
-    """The timelines as the page carries them (report.js `decode` reads them back): per session, each
-    event field as one array (`t`: milliseconds since the event before, `k`: the kind's index in KINDS,
-    `l` and `st`: indices into the shared `strings`, `r`: the run's index or -1, `u`: a call's duration
-    in ms), details only where a person needs them whole (open calls, findings) or short (settled calls):
-    a 10,000-run corpus stays a few MB."""
+    """The timelines as the page carries them (report.js `decode` reads them back), a few MB for a
+    10,000-run corpus. Shared tables: `strings`, and `labels` (each event's label, kind, status and rule,
+    as indices). Per session, one array per event field: `t` milliseconds since the event before, `e` the
+    label's index, `ln`/`b`/`s` line, byte offset and seq each as the difference from the one before (None
+    stays None), `r` the runs' indices as [index (-1: none), events] runs of equal ones, `u` each tool
+    call's duration in ms (0: none), in order; runs' times as ms since `t0`; the open calls `x`,
+    and sparse `d` (details: whole for open calls and findings, DETAIL_KEPT characters for failed calls and
+    the last KEPT_NEAR_END events before the log ends, none for the other settled calls) and `rw` (rowids)."""
     strings: dict[str, int] = {}
+    labels: dict[tuple[int, int, int, int], int] = {}
 
     def ref(text: str | None) -> int:
         return -1 if text is None else strings.setdefault(text, len(strings))
@@ -120,65 +127,96 @@ def compact(timelines: Mapping[str, Any]) -> dict[str, Any]:
     sessions = []
     for session in timelines.get("sessions", []):
         runs = session["runs"]
+        events = session["events"]
         index = {run["run_id"]: number for number, run in enumerate(runs)}
-        fields: dict[str, list[Any]] = {key: [] for key in ("t", "k", "l", "ln", "b", "s", "r", "st", "u")}
+        times: list[int | None] = []
+        entries: list[int] = []
+        owners: list[list[int]] = []
+        durations: list[int] = []
         details: dict[str, str] = {}
+        rowids: dict[str, int] = {}
         unknown = []
-        rules: dict[str, str] = {}
         previous = None
-        for number, item in enumerate(session["events"]):
+        for number, item in enumerate(events):
             at = _ms(item["at"])
-            fields["t"].append(None if at is None else at - (previous if previous is not None else at))
+            times.append(None if at is None else at - (previous if previous is not None else at))
             previous = at if at is not None else previous
-            fields["k"].append(KINDS.index(item["kind"]))
-            fields["l"].append(ref(item["label"]))
-            fields["ln"].append(item["line"])
-            fields["b"].append(item["byte_offset"])
-            fields["s"].append(item["seq"])
-            fields["r"].append(index.get(item["run_id"], -1))
-            fields["st"].append(ref(item["status"]))
-            until = _ms(item["until"])
-            fields["u"].append(None if until is None or at is None else until - at)
+            key = (ref(item["label"]), KINDS.index(item["kind"]), ref(item["status"]), ref(item["rule"]))
+            entries.append(labels.setdefault(key, len(labels)))
+            owner = index.get(item["run_id"], -1)
+            if owners and owners[-1][0] == owner:
+                owners[-1][1] += 1
+            else:
+                owners.append([owner, 1])
+            if item["kind"] == "tool":
+                until = _ms(item["until"])
+                durations.append(0 if until is None or at is None else until - at)
             if item["unknown"]:
                 unknown.append(number)
+            if item["rowid"] is not None:
+                rowids[str(number)] = item["rowid"]
             detail = item["detail"]
-            if detail is not None:
-                whole = item["unknown"] or item["kind"] != "tool"
-                details[str(number)] = (
-                    detail if whole or len(detail) <= DETAIL_KEPT else detail[:DETAIL_KEPT] + "…"
-                )
-            if item["rule"] is not None:
-                rules[str(number)] = item["rule"]
-        first = next((_ms(item["at"]) for item in session["events"] if item["at"] is not None), None)
+            if detail is None:
+                continue
+            if item["unknown"] or item["kind"] != "tool":
+                details[str(number)] = detail
+            elif item["status"] == "failed" or number >= len(events) - KEPT_NEAR_END:
+                details[str(number)] = detail if len(detail) <= DETAIL_KEPT else detail[:DETAIL_KEPT] + "…"
+        start = next((_ms(item["at"]) for item in events if item["at"] is not None), None)
         sessions.append(
             {
-                "t0": first,
-                "rw": {
-                    str(number): item["rowid"]
-                    for number, item in enumerate(session["events"])
-                    if item["rowid"] is not None
-                },
+                "t0": start,
                 "runs": [
                     [
                         run["run_id"],
-                        run["kind"],
-                        run["state"],
-                        run["condition"],
-                        _ms(run["started_at"]),
-                        _ms(run["last_at"]),
+                        ref(run["kind"]),
+                        ref(run["state"]),
+                        ref(run["condition"]),
+                        _since(run["started_at"], start),
+                        _since(run["last_at"], start),
                         run["first_seq"],
                         run["last_seq"],
                         run["pending_effects"],
                     ]
                     for run in runs
                 ],
-                **fields,
+                "t": times,
+                "e": entries,
+                "ln": _differences(item["line"] for item in events),
+                "b": _differences(item["byte_offset"] for item in events),
+                "s": _differences(item["seq"] for item in events),
+                "r": owners,
+                "u": durations,
                 "x": unknown,
                 "d": details,
-                "rule": rules,
+                "rw": rowids,
             }
         )
-    return {"kinds": list(KINDS), "strings": list(strings), "sessions": sessions}
+    return {
+        "kinds": list(KINDS),
+        "strings": list(strings),
+        "labels": [list(key) for key in labels],
+        "sessions": sessions,
+    }
+
+
+def _since(text: str | None, start: int | None) -> int | None:
+    """A time as milliseconds since the session's first event (its `t0`)."""
+    moment = _ms(text)
+    return None if moment is None or start is None else moment - start
+
+
+def _differences(values: Iterable[int | None]) -> list[int | None]:
+    """Each value less the last one that was not None (the first less 0); None stays None."""
+    found: list[int | None] = []
+    last = 0
+    for value in values:
+        if value is None:
+            found.append(None)
+        else:
+            found.append(value - last)
+            last = value
+    return found
 
 
 def _ms(text: str | None) -> int | None:
@@ -206,7 +244,9 @@ def _page(
 ) -> dict[str, Any]:
     unknown = _unknown_effects(report)
     owned = owned_findings(report)
-    seed_links = {(item.source, item.run_id): _seed_link(item) for item in seeds}
+    links = [_seed_link(item, number) for number, item in enumerate(seeds)]
+    # each seed's data once, in the seeds section; the rows that name it link there
+    seed_links = {(item.source, item.run_id): link for item, link in zip(seeds, links, strict=True)}
     return {
         "version": report.tool.version,
         "exit_status": exit_status,
@@ -228,7 +268,7 @@ def _page(
         "sources": [_source(source, owned[source.path]) for source in report.sources],
         "skipped": [{"path": item.path, "reason": item.reason} for item in report.skipped],
         "findings": _findings(report.findings),
-        "seeds": [_seed_link(item) for item in seeds],
+        "seeds": links,
         "usage": _usage(timelines),
         "settings": report.settings.model_dump(mode="json"),
         "baseline": report.baseline.model_dump(mode="json", exclude={"matched"}) if report.baseline else None,
@@ -333,6 +373,7 @@ def _source(source: Source, findings: list[Finding]) -> dict[str, Any]:
         "open_runs": sum(1 for session in source.sessions for run in session.runs if run.state == "open"),
         "findings": dict(counts),
         "files": [{"path": item.path, "bytes": item.bytes, "sha256": item.sha256} for item in source.files],
+        "bytes": sum(item.bytes for item in source.files),
         "sha256": source.sha256,
         "unchanged": source.evidence_unchanged,
     }
@@ -376,11 +417,12 @@ def _findings(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     return groups
 
 
-def _seed_link(item: SeedFile) -> dict[str, str]:
+def _seed_link(item: SeedFile, number: int) -> dict[str, str]:
     encoded = base64.b64encode(item.text.encode("utf-8")).decode("ascii")
     return {
         "name": item.name,
         "href": f"data:application/json;base64,{encoded}",
+        "anchor": f"seed-{number}",
         "run": item.run_id,
         "source": item.source,
         "bytes": f"{len(item.text.encode('utf-8')):,}",

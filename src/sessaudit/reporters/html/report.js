@@ -21,35 +21,47 @@
   }
 
   // a session as the page carries it (sessaudit.reporters.html.compact): one array per field
+  function undo(differences) {
+    let last = 0;
+    return differences.map(function (value) { if (value === null) return null; last += value; return last; });
+  }
+
   function decode(raw) {
     const strings = data.strings;
-    const kinds = data.kinds;
+    const text = (index) => (index >= 0 ? strings[index] : null);
     const runs = raw.runs.map(function (run) {
-      return { run_id: run[0], kind: run[1], state: run[2], condition: run[3], started_at: run[4],
-        last_at: run[5], first_seq: run[6], last_seq: run[7], pending_effects: run[8] };
+      return { run_id: run[0], kind: text(run[1]), state: text(run[2]), condition: text(run[3]),
+        started_at: run[4] === null ? null : raw.t0 + run[4], last_at: run[5] === null ? null : raw.t0 + run[5],
+        first_seq: run[6], last_seq: run[7], pending_effects: run[8] };
     });
+    const lines = undo(raw.ln), offsets = undo(raw.b), seqs = undo(raw.s);
     const unknown = new Set(raw.x);
+    const owners = [];
+    for (const pair of raw.r) for (let n = 0; n < pair[1]; n += 1) owners.push(pair[0]);
+    let calls = 0;
     const events = [];
     let at = raw.t0;
-    for (let i = 0; i < raw.k.length; i += 1) {
+    for (let i = 0; i < raw.e.length; i += 1) {
       const step = raw.t[i];
       const known = step !== null && at !== null;
       if (known) at += step;
       const key = String(i);
+      const label = data.labels[raw.e[i]];
+      const duration = data.kinds[label[1]] === "tool" ? raw.u[calls++] : 0;
       events.push({
         at: known ? at : null,
-        kind: kinds[raw.k[i]],
-        label: strings[raw.l[i]],
-        line: raw.ln[i],
-        byte_offset: raw.b[i],
-        seq: raw.s[i],
+        kind: data.kinds[label[1]],
+        label: strings[label[0]],
+        status: text(label[2]),
+        rule: text(label[3]),
+        line: lines[i],
+        byte_offset: offsets[i],
+        seq: seqs[i],
         rowid: key in raw.rw ? raw.rw[key] : null,
-        run_id: raw.r[i] >= 0 ? runs[raw.r[i]].run_id : null,
-        status: raw.st[i] >= 0 ? strings[raw.st[i]] : null,
-        until: raw.u[i] !== null && known ? at + raw.u[i] : null,
+        run_id: owners[i] >= 0 ? runs[owners[i]].run_id : null,
+        until: duration && known ? at + duration : null,
         unknown: unknown.has(i),
         detail: key in raw.d ? raw.d[key] : null,
-        rule: key in raw.rule ? raw.rule[key] : null,
       });
     }
     return { runs: runs, events: events };
@@ -141,7 +153,9 @@
     const packed = packRuns(session.runs, low, high);
     const laneTop = TOP + packed.rows * ROW + 8;
     const height = laneTop + LANES.length * ROW * 1.5 + 24;
-    const svg = el("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, class: "timeline" }, chart);
+    const svg = el("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, class: "timeline",
+      role: "group", "aria-label": "timeline" }, chart);
+    if (!detail.textContent) detail.textContent = "Hover or focus a mark.";
     // the time axis
     for (let tick = 0; tick <= 4; tick += 1) {
       const at = low + ((high - low) * tick) / 4;

@@ -79,7 +79,7 @@ def render_html(
     return template.render(
         page=_page(report, timelines, seeds, exit_status),
         generated_at=moment.strftime("%Y-%m-%d %H:%M:%S UTC"),
-        timelines=compact(_displayable(timelines)),
+        timelines=compact(timelines),
         style=style,
         script=script,
         policy=_policy(style, script),
@@ -92,18 +92,8 @@ def shown(text: str) -> str:
     return "\n".join("\t".join(safe(part) for part in line.split("\t")) for line in text.split("\n"))
 
 
-def _displayable(value: Any) -> Any:
-    """The timelines' JSON with every string as `safe` shows it: the page's script writes them as text."""
-    if isinstance(value, str):
-        return shown(value)
-    if isinstance(value, dict):
-        return {key: _displayable(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_displayable(item) for item in value]
-    return value
-
-
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND: Final = timedelta(milliseconds=1)
 KINDS: Final = ("user", "model-request", "model", "compaction", "abort", "resume", "tool", "finding", "end")
 DETAIL_KEPT: Final = 300  # characters of a settled call's arguments the page keeps (an open call's: all)
 KEPT_NEAR_END: Final = 8  # the events before a log's end whose calls keep their arguments
@@ -123,6 +113,8 @@ def compact(timelines: Mapping[str, Any]) -> dict[str, Any]:
 
     def ref(text: str | None) -> int:
         return -1 if text is None else strings.setdefault(text, len(strings))
+
+    # every string the page's script shows is `shown` here (it writes them as text, as they come)
 
     sessions = []
     for session in timelines.get("sessions", []):
@@ -158,17 +150,18 @@ def compact(timelines: Mapping[str, Any]) -> dict[str, Any]:
             detail = item["detail"]
             if detail is None:
                 continue
-            if item["unknown"] or item["kind"] != "tool":
-                details[str(number)] = detail
-            elif item["status"] == "failed" or number >= len(events) - KEPT_NEAR_END:
-                details[str(number)] = detail if len(detail) <= DETAIL_KEPT else detail[:DETAIL_KEPT] + "…"
+            if not (item["unknown"] or item["kind"] != "tool"):
+                if item["status"] != "failed" and number < len(events) - KEPT_NEAR_END:
+                    continue
+                detail = detail if len(detail) <= DETAIL_KEPT else detail[:DETAIL_KEPT] + "…"
+            details[str(number)] = shown(detail)
         start = next((_ms(item["at"]) for item in events if item["at"] is not None), None)
         sessions.append(
             {
                 "t0": start,
                 "runs": [
                     [
-                        run["run_id"],
+                        shown(run["run_id"]),
                         ref(run["kind"]),
                         ref(run["state"]),
                         ref(run["condition"]),
@@ -194,7 +187,7 @@ def compact(timelines: Mapping[str, Any]) -> dict[str, Any]:
         )
     return {
         "kinds": list(KINDS),
-        "strings": list(strings),
+        "strings": [shown(text) for text in strings],
         "labels": [list(key) for key in labels],
         "sessions": sessions,
     }
@@ -223,8 +216,7 @@ def _ms(text: str | None) -> int | None:
     """An ISO time of the timelines (UTC, milliseconds) as epoch milliseconds."""
     if text is None:
         return None
-    moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    return (moment - _EPOCH) // timedelta(milliseconds=1)
+    return (datetime.fromisoformat(text) - _EPOCH) // _MILLISECOND
 
 
 def _policy(style: str, script: str) -> str:

@@ -13,9 +13,11 @@ says why its records are not drawn."""
 from __future__ import annotations
 
 import os
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from itertools import accumulate
+from typing import Any, Final, TypeVar
 
 from sessaudit.limits import DEFAULT_MAX_LINE_BYTES
 from sessaudit.model import Finding, Report, Session, Source
@@ -25,7 +27,7 @@ from sessaudit.times import iso_from_micros
 from sessaudit.warehouse.assemble import Stamp, source_batch, source_id_of
 from sessaudit.warehouse.drafts import UNKNOWN
 from sessaudit.warehouse.extract import EXTRACTION_ERRORS, EvidenceChanged, extract
-from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow, ToolCallRow
+from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow, RunRow, ToolCallRow
 
 TIMELINE_SCHEMA: Final = "https://sessaudit.dev/schemas/timeline.v1.json"
 DETAIL_LIMIT: Final = 2000  # characters of a tool call's arguments kept on its event
@@ -204,6 +206,10 @@ def _source_timelines(
     plugin = registry().get(source.format)
     sessions = source.sessions
     timelines = []
+    facts_of = _by_session(batch.facts if batch is not None else [])
+    calls_of = _by_session(batch.tool_calls if batch is not None else [])
+    usage_of = _by_session(batch.usage if batch is not None else [])
+    runs_of = _by_session(batch.runs if batch is not None else [])
     for session in sessions:
         mine = [
             item
@@ -214,11 +220,9 @@ def _source_timelines(
             timelines.append(_timeline(source, session, [], [], [], mine, plugin, note))
             continue
         key = session.session_id
-        facts = [row for row in batch.facts if row.session_id == key]
-        calls = [row for row in batch.tool_calls if row.session_id == key]
-        usage = [row for row in batch.usage if row.session_id == key]
+        facts, calls, usage = facts_of.get(key, []), calls_of.get(key, []), usage_of.get(key, [])
         timeline = _timeline(source, session, facts, calls, usage, mine, plugin, None)
-        spans = {row.run_id: row for row in batch.runs if row.session_id == key}
+        spans = {row.run_id: row for row in runs_of.get(key, [])}
         runs = [
             replace(
                 run,
@@ -231,7 +235,8 @@ def _source_timelines(
             else run
             for run in timeline.runs
         ]
-        timeline = replace(timeline, runs=runs, events=[_with_run(item, runs) for item in timeline.events])
+        holder = _RunsBySeq(runs)
+        timeline = replace(timeline, runs=runs, events=[holder.given(item) for item in timeline.events])
         timelines.append(timeline)
     if not sessions and findings:  # a source of no session (unreadable, unsupported): its findings alone
         empty = Session(session_id=None, verdict=source.verdict, facts=0, last_seq=None)
@@ -239,19 +244,42 @@ def _source_timelines(
     return timelines
 
 
-def _with_run(item: Event, runs: list[RunSpan]) -> Event:
-    """An event whose record names no run, given the run whose records' seq range holds it (the latest
-    such run), as a format that keeps run ids only on its run rows would have it."""
-    if item.run_id is not None or item.seq is None:
+Row = TypeVar("Row", FactRow, ToolCallRow, LedgerRow, RunRow)
+
+
+def _by_session(rows: Sequence[Row]) -> dict[str | None, list[Row]]:
+    """A source's rows of one table, by session, in order."""
+    grouped: dict[str | None, list[Row]] = {}
+    for row in rows:
+        grouped.setdefault(row.session_id, []).append(row)
+    return grouped
+
+
+class _RunsBySeq:
+    """The run whose records' seq range holds a seq: for an event whose record names no run, as a format
+    that keeps run ids only on its run rows has it (the latest-starting such run)."""
+
+    def __init__(self, runs: list[RunSpan]) -> None:
+        spans = sorted(
+            (run.first_seq, run.last_seq, run.run_id)
+            for run in runs
+            if run.first_seq is not None and run.last_seq is not None
+        )
+        self.starts = [first for first, _, _ in spans]
+        self.spans = spans
+        # the furthest any run starting at or before each index reaches: the backward scan stops there
+        self.reach = list(accumulate((last for _, last, _ in spans), max))
+
+    def given(self, item: Event) -> Event:
+        if item.run_id is not None or item.seq is None:
+            return item
+        index = bisect_right(self.starts, item.seq) - 1
+        while index >= 0 and self.reach[index] >= item.seq:
+            _, last, run_id = self.spans[index]
+            if last >= item.seq:
+                return replace(item, run_id=run_id)
+            index -= 1
         return item
-    holding = [
-        run
-        for run in runs
-        if run.first_seq is not None
-        and run.last_seq is not None
-        and run.first_seq <= item.seq <= run.last_seq
-    ]
-    return replace(item, run_id=holding[-1].run_id) if holding else item
 
 
 class _Places:

@@ -23,6 +23,7 @@ from sessaudit.cli_limits import (
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_BYTES,
     AllowEmptyOption,
+    ClusterOption,
     DebugOption,
     MaxFileBytesOption,
     MaxFilesOption,
@@ -34,6 +35,7 @@ from sessaudit.cli_limits import (
 from sessaudit.cli_plugins import PluginCommand, plugin_extras, plugin_takeover, take_over
 from sessaudit.cli_show import show
 from sessaudit.cli_warehouse import EXIT_INTERRUPTED, internal_message, interrupted, load, query
+from sessaudit.cluster import ClusterPathError, ClusterUnavailable
 from sessaudit.engine import AuditResult, audit
 from sessaudit.jsonout import pretty_json
 from sessaudit.outputsafety import safe
@@ -249,6 +251,7 @@ def verify(
         int | None,
         typer.Option("--jobs", min=1, help="Verify N sources at a time, in N processes [default: all cores]"),
     ] = None,
+    cluster: ClusterOption = None,
     redact: Annotated[
         bool,
         typer.Option(
@@ -289,8 +292,17 @@ def verify(
             allow_empty=allow_empty,
         )
         stopwatch = Stopwatch()
+        if cluster is not None and jobs is not None:
+            _fail("--cluster and --jobs: the cluster's workers are the jobs; give one of them", EXIT_USAGE)
         with progress_bar(sys.stderr.isatty() and not quiet) as bar:
-            result = audit(paths, options=options, jobs=jobs or default_jobs(), tracker=bar)
+            try:
+                result = audit(
+                    paths, options=options, jobs=jobs or default_jobs(), tracker=bar, cluster=cluster or None
+                )
+            except ClusterUnavailable as error:
+                _fail(str(error), EXIT_USAGE)
+            except ClusterPathError as error:
+                _fail(f"audit incomplete: {error}", EXIT_INCOMPLETE)
         times = stopwatch.stop() if timestamps else None
         verified = result.report  # before filters: its findings decide what is verified history
         applied = apply_policy(result.report, policy)  # filters change findings and exit code, never verdicts

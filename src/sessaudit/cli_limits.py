@@ -92,3 +92,13 @@ DebugOption = Annotated[bool, typer.Option("--debug", help="Show a traceback on 
 RedactOption = Annotated[
     bool, typer.Option("--redact", help="Mask message and tool contents (not ids, digests, names).")
 ]
+ClusterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        envvar="SESSAUDIT_CLUSTER",
+        metavar="ADDRESS",
+        help="Verify on the Dask cluster at ADDRESS (tcp://host:8786), or local:N for N local workers; "
+        "the inputs must be on a filesystem every worker sees. Needs pip install 'sessaudit[cluster]'.",
+    ),
+]

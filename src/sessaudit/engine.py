@@ -46,8 +46,10 @@ def audit(
     version: str = __version__,
     jobs: int = 1,
     tracker: Tracker | None = None,
+    cluster: str | None = None,
 ) -> AuditResult:
-    """Verify every source found under `paths`; in `jobs` processes, results in input order."""
+    """Verify every source found under `paths`; in `jobs` processes, or on the Dask cluster at `cluster`
+    (sessaudit.cluster), results in input order (the same report either way)."""
     check_extras(options, registry())
     discovery = discover(paths, max_files=options.limits.max_files)
     sources: list[Source] = []
@@ -56,13 +58,23 @@ def audit(
     carried: dict[str, list[Mapping[str, Any]]] = {}
     corrupt: dict[str, Finding] = {}
     candidates = discovery.candidates
-    verified = ordered_map(
-        partial(verify_candidate, options=options),
-        candidates,
-        jobs=jobs,
-        sizes=[estimated_bytes(item.real_path) for item in candidates],
-        tracker=tracker,
-    )
+    sizes = [estimated_bytes(item.real_path) for item in candidates]
+    if cluster is not None:
+        from sessaudit.cluster import cluster_map
+
+        verified = cluster_map(
+            partial(verify_candidate, options=options),
+            candidates,
+            address=cluster,
+            sizes=sizes,
+            paths=[item.real_path if item.problem is None else None for item in candidates],
+            crashed=crashed_outcome,
+            tracker=tracker,
+        )
+    else:
+        verified = ordered_map(
+            partial(verify_candidate, options=options), candidates, jobs=jobs, sizes=sizes, tracker=tracker
+        )
     for candidate, (source, source_findings, carry) in zip(candidates, verified, strict=True):
         sources.append(source)
         findings.extend(source_findings)
@@ -185,6 +197,14 @@ def _checked(candidate: Candidate, outcome: SourceOutcome) -> tuple[Source, list
     all_findings = outcome.findings + _recheck_files(outcome.files)
     all_findings.sort(key=Finding.sort_key)
     return _source(candidate, outcome, all_findings), all_findings, outcome.carry
+
+
+def crashed_outcome(candidate: Candidate, reason: str) -> tuple[Source, list[Finding], dict[str, Any]]:
+    """A source whose verification ended the processes that ran it (a cluster's workers, twice): not
+    verified, unreadable, said with the reason (the audit is then incomplete)."""
+    message = f"{candidate.path}: not verified: {reason}"
+    problem = finding("SA001", message, path=candidate.path)
+    return _source(candidate, SourceOutcome(candidate.format or "", None, []), [problem]), [problem], {}
 
 
 def _unverifiable(candidate: Candidate) -> tuple[Source, list[Finding]]:

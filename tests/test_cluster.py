@@ -1,0 +1,170 @@
+"""`verify --cluster` (sessaudit.cluster) on a LocalCluster: the JSON report is the one `--jobs 1` writes,
+byte for byte, on examples/ and on a generated corpus of 2,000 sources of every format; a path a worker
+cannot read stops the audit with the worker and the path; a source whose task kills workers twice is
+unreadable and the others go on; without Dask, `--cluster` is a usage error."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from typer.testing import CliRunner
+
+import sessaudit.engine
+from sessaudit.cli import app
+
+pytest.importorskip(
+    "distributed", reason="the cluster extra (pip install 'sessaudit[cluster]') is not installed"
+)
+
+REPO = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+
+def _bench_corpus() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_corpus_for_cluster", REPO / "bench" / "corpus.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _verify(*arguments: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["verify", *arguments, "--format", "json"])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_examples_report_is_the_one_jobs_1_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    alone = _verify("examples/", "--jobs", "1")
+    clustered = _verify("examples/", "--cluster", "local:2")
+    assert clustered[0] == alone[0] == 1  # the corrupt example
+    assert clustered[1] == alone[1]
+
+
+@pytest.fixture(scope="module")
+def mixed_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """2,000 sources of the five formats, written by the benchmark's generator (crashed ones among them)."""
+    corpus = _bench_corpus()
+    root = tmp_path_factory.mktemp("fleet")
+    counts = {"tiny-agent": 1500, "rivumi": 250, "half-pi": 150, "claude-code": 150}
+    for name, count in counts.items():
+        corpus.generate(name, count * 4000, root / name, seed=7, sessions=count, crash_every=9, workers=2)
+    corpus.generate("codex", 500_000, root / "codex", seed=7)
+    return root
+
+
+def test_a_corpus_of_2000_sources_of_every_format_gives_the_same_report(
+    mixed_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(mixed_corpus)
+    targets = sorted(path.name for path in mixed_corpus.iterdir())
+    alone = _verify(*targets, "--jobs", "1")
+    clustered = _verify(*targets, "--cluster", "local:2")
+    assert clustered == alone
+    sources = json.loads(alone[1])["sources"]
+    formats = Counter(source["format"] for source in sources)
+    assert len(sources) >= 2000 and set(formats) == {
+        "tiny-agent",
+        "rivumi",
+        "half-pi",
+        "claude-code",
+        "codex",
+    }
+    assert {source["verdict"] for source in sources} > {"clean"}  # crashed ones among them
+
+
+def test_a_path_no_worker_can_read_stops_the_audit_naming_worker_and_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.sessions import clean_session
+
+    session = tmp_path / "gone.jsonl"
+    session.write_bytes(clean_session())
+    found = sessaudit.engine.discover
+
+    def vanished(*arguments: object, **options: object) -> object:
+        discovery = found(*arguments, **options)  # type: ignore[arg-type]
+        session.unlink()  # after the client found it, before any worker looks
+        return discovery
+
+    monkeypatch.setattr(sessaudit.engine, "discover", vanished)
+    code, _, stderr = _verify(str(session), "--cluster", "local:1")
+    assert code == 3
+    assert "sessaudit: audit incomplete: worker tcp://127.0.0.1:" in stderr
+    assert f"cannot read {session}: No such file or directory" in stderr
+    assert "a filesystem every worker sees" in stderr
+
+
+def test_a_source_that_kills_its_workers_twice_is_unreadable_and_the_rest_go_on() -> None:
+    from sessaudit.cluster import cluster_map
+
+    def verify(item: int) -> tuple[str, int]:
+        if item == 3:
+            import os
+
+            os._exit(1)  # a worker killed mid-task, as the OOM killer would
+        return ("verified", item)
+
+    results = list(
+        cluster_map(
+            verify,
+            list(range(6)),
+            address="local:2",
+            sizes=[1] * 6,
+            paths=[None] * 6,
+            crashed=lambda item, reason: ("crashed", item),
+        )
+    )
+    assert results == [
+        ("verified", 0),
+        ("verified", 1),
+        ("verified", 2),
+        ("crashed", 3),
+        ("verified", 4),
+        ("verified", 5),
+    ]
+
+
+def test_without_dask_cluster_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    monkeypatch.chdir(REPO)
+    code, stdout, stderr = _verify("examples/", "--cluster", "local:2")
+    assert (code, stdout) == (2, "")
+    assert (
+        "--cluster needs Dask distributed, which is not installed: pip install 'sessaudit[cluster]'" in stderr
+    )
+
+
+def test_cluster_and_jobs_together_and_a_bad_local_count_are_usage_errors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(REPO)
+    code, _, stderr = _verify("examples/", "--cluster", "local:2", "--jobs", "2")
+    assert code == 2 and "give one of them" in stderr
+    code, _, stderr = _verify("examples/", "--cluster", "local:none")
+    assert code == 2 and "expected local:N with N >= 1 workers" in stderr
+
+
+def test_the_address_can_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    result = runner.invoke(
+        app, ["verify", "examples/tiny-agent", "--format", "json"], env={"SESSAUDIT_CLUSTER": "local:1"}
+    )
+    assert result.exit_code == 1 and result.stdout == _verify("examples/tiny-agent", "--jobs", "1")[1]
+
+
+def test_small_sources_travel_together_and_a_big_one_alone() -> None:
+    from sessaudit.cluster import BATCH_BYTES, BATCH_ITEMS, batches
+
+    small = BATCH_BYTES // 4
+    assert batches([small] * 9) == [[0, 1, 2, 3], [4, 5, 6, 7], [8]]
+    assert batches([1, BATCH_BYTES, 1, 1]) == [[0], [1], [2, 3]]
+    assert batches([1] * (BATCH_ITEMS + 1)) == [list(range(BATCH_ITEMS)), [BATCH_ITEMS]]
+    assert batches([]) == []

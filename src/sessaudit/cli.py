@@ -340,22 +340,16 @@ def verify(
                 seed_paths=seed_paths,
             )
 
-        drawn: list[str] = []  # the HTML page, made once for --format and every --report html=
-
-        def html() -> str:
-            if not drawn:
-                page, notes = _html_page(result.report, verified, code, max_line_bytes, redact)
-                drawn.append(page)
-                for note in notes:
-                    typer.echo(f"sessaudit: html report incomplete: {safe(note)}", err=True)
-                if notes:
-                    drawn.append("incomplete")
-            return drawn[0]
+        html = ""  # the HTML page, made once for --format and every --report html=
+        if OutputFormat.HTML in {output_format, *(item for item, _ in extra_outputs)}:
+            html, notes, code = _html_page(result.report, verified, code, max_line_bytes, redact)
+            for note in notes:  # records that could not be read again to be drawn: the page says which
+                typer.echo(f"sessaudit: html report incomplete: {safe(note)}", err=True)
 
         if output_format is OutputFormat.CONSOLE:
             text = console(output is None and sys.stdout.isatty())
         elif output_format is OutputFormat.HTML:
-            text = html()
+            text = html
         else:
             text = render(output_format, result.report, times)
         if output is not None:
@@ -366,12 +360,10 @@ def verify(
             if extra_format is OutputFormat.CONSOLE:
                 extra_text = console(False)
             elif extra_format is OutputFormat.HTML:
-                extra_text = html()
+                extra_text = html
             else:
                 extra_text = render(extra_format, result.report, times)
             write_atomically(extra_path, extra_text)
-        if len(drawn) > 1:  # records that could not be read again to be drawn: the page says which
-            code = max(code, EXIT_INCOMPLETE)
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         wants_github = OutputFormat.GITHUB in {output_format, *(item for item, _ in extra_outputs)}
         if step_summary and wants_github:  # GitHub expects the summary appended, not replaced
@@ -406,8 +398,9 @@ def verify(
 
 def _html_page(
     report: Report, verified: Report, exit_status: int, max_line_bytes: int, redact: bool
-) -> tuple[str, list[str]]:
-    """The HTML incident report of this audit, and why records of a source could not be drawn (if so)."""
+) -> tuple[str, list[str], int]:
+    """The HTML incident report of this audit, why records of a source could not be drawn (if so), and
+    the exit status with that said (3 at least when any could not: the page is incomplete)."""
     from sessaudit.reporters.html import SeedFile, render_html
     from sessaudit.seedfiles import seed_file_name, seed_text
     from sessaudit.seeds import report_seeds, seed_document
@@ -416,6 +409,8 @@ def _html_page(
     timelines = build_timelines(report, verified, max_line_bytes=max_line_bytes)
     if redact:
         timelines = redact_timelines(timelines, report)
+    notes = [item.note for item in timelines if item.note]
+    status = max(exit_status, EXIT_INCOMPLETE) if notes else exit_status
     hashes = {source.path: source.sha256 for source in report.sources}
     seeds = [
         SeedFile(
@@ -427,9 +422,9 @@ def _html_page(
         for path, run_id, item in report_seeds(report)
     ]
     page = render_html(
-        report, timelines_json(timelines), seeds=seeds, exit_status=exit_status, generated_at=utc_now()
+        report, timelines_json(timelines), seeds=seeds, exit_status=status, generated_at=utc_now()
     )
-    return page, [item.note for item in timelines if item.note]
+    return page, notes, status
 
 
 def _redact_text(text: str, report: Report) -> str:

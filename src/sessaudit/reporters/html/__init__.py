@@ -234,7 +234,8 @@ def _policy(style: str, script: str) -> str:
 def _page(
     report: Report, timelines: Mapping[str, Any], seeds: Sequence[SeedFile], exit_status: int | None
 ) -> dict[str, Any]:
-    unknown = _unknown_effects(report)
+    runs = open_runs(report)
+    unknown = _unknown_effects(runs)
     owned = owned_findings(report)
     links = [_seed_link(item, number) for number, item in enumerate(seeds)]
     # each seed's data once, in the seeds section; the rows that name it link there
@@ -242,7 +243,7 @@ def _page(
     return {
         "version": report.tool.version,
         "exit_status": exit_status,
-        "headline": _headline(report, unknown),
+        "headline": _headline(report, len(runs), unknown),
         "verdicts": report.summary.verdicts,
         "unknown": [{**row, "seed": seed_links.get((row["source"], row["run"]))} for row in unknown],
         "open_runs": [
@@ -255,7 +256,7 @@ def _page(
                 "words": describe_recovery(run, effects=False, source_format=source.format),
                 "seed": seed_links.get((source.path, run.run_id)),
             }
-            for source, run in open_runs(report)
+            for source, run in runs
         ],
         "sources": [_source(source, owned[source.path]) for source in report.sources],
         "skipped": [{"path": item.path, "reason": item.reason} for item in report.skipped],
@@ -282,9 +283,8 @@ def _page(
     }
 
 
-def _headline(report: Report, unknown: list[dict[str, Any]]) -> str:
+def _headline(report: Report, runs: int, unknown: list[dict[str, Any]]) -> str:
     sources = len(report.sources)
-    runs = len(open_runs(report))
     if unknown:
         sessions = len({(row["source"], row["session"]) for row in unknown})
         return (
@@ -301,9 +301,9 @@ def _headline(report: Report, unknown: list[dict[str, Any]]) -> str:
     return f"No run is left open; {sources - clean} of {sources} source(s) are not clean (see the verdicts)."
 
 
-def _unknown_effects(report: Report) -> list[dict[str, Any]]:
+def _unknown_effects(runs: Sequence[tuple[Source, Run]]) -> list[dict[str, Any]]:
     rows = []
-    for source, run in open_runs(report):
+    for source, run in runs:
         if run.recovery is None:
             continue
         session = _session_of(source, run)

@@ -7,10 +7,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import signal
+import subprocess
 import sys
+import threading
+import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -118,7 +125,7 @@ def test_a_source_that_kills_its_workers_twice_is_unreadable_and_the_rest_go_on(
             list(range(6)),
             address="local:2",
             sizes=[1] * 6,
-            paths=[None] * 6,
+            paths=[()] * 6,
             crashed=lambda item, reason: ("crashed", item),
         )
     )
@@ -168,3 +175,163 @@ def test_small_sources_travel_together_and_a_big_one_alone() -> None:
     assert batches([1, BATCH_BYTES, 1, 1]) == [[0], [1], [2, 3]]
     assert batches([1] * (BATCH_ITEMS + 1)) == [list(range(BATCH_ITEMS)), [BATCH_ITEMS]]
     assert batches([]) == []
+
+
+# --- load --cluster ----------------------------------------------------------------------------------------
+def _contents(connection: Any) -> dict[str, list[tuple[Any, ...]]]:
+    from sessaudit.warehouse.schema import SOURCE_TABLES
+
+    try:
+        return {
+            table: sorted(connection.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+            for table in SOURCE_TABLES
+        }
+    finally:
+        connection.close()
+
+
+def _warehouse(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    from sessaudit.warehouse.queries import open_read_only
+
+    return _contents(open_read_only(path))
+
+
+def _dataset(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    from sessaudit.warehouse.queries import open_dataset
+
+    return _contents(open_dataset(path))
+
+
+FIXED = {"clock": lambda: datetime(2026, 12, 1, 8, 0, tzinfo=UTC)}
+
+
+def test_load_on_the_cluster_writes_the_warehouse_and_the_dataset_jobs_1_writes(
+    mixed_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessaudit.warehouse.dataset import load_dataset
+    from sessaudit.warehouse.loader import LoadOptions, load_warehouse
+
+    monkeypatch.chdir(mixed_corpus)
+    targets = sorted(path.name for path in mixed_corpus.iterdir())
+    alone = load_warehouse(targets, tmp_path / "alone.duckdb", LoadOptions(jobs=1, **FIXED))
+    clustered = load_warehouse(targets, tmp_path / "cluster.duckdb", LoadOptions(cluster="local:2", **FIXED))
+    assert clustered.report == alone.report and clustered.incomplete == alone.incomplete
+    expected = _warehouse(tmp_path / "alone.duckdb")
+    assert _warehouse(tmp_path / "cluster.duckdb") == expected
+    written = load_dataset(targets, tmp_path / "dataset", LoadOptions(cluster="local:2", **FIXED))
+    assert written.report == alone.report and written.incomplete == alone.incomplete
+    assert _dataset(tmp_path / "dataset") == expected
+    assert len(expected["sources"]) >= 2000
+
+
+def test_load_cluster_cli_and_its_usage_errors(mixed_corpus: Path, tmp_path: Path) -> None:
+    target = str(mixed_corpus / "codex")
+    done = runner.invoke(app, ["load", target, "--db", str(tmp_path / "w.duckdb"), "--cluster", "local:1"])
+    assert done.exit_code in (0, 3), done.stderr
+    assert "loaded " in done.stdout
+    both = runner.invoke(
+        app, ["load", target, "--db", str(tmp_path / "x.duckdb"), "--cluster", "local:1", "--jobs", "2"]
+    )
+    assert both.exit_code == 2 and "give one of them" in both.stderr
+
+
+def _killer(client: Any, watched: Path, killed: list[int]) -> threading.Thread:
+    """A thread that kills (SIGKILL) one worker process holding work once the run is under way."""
+
+    def kill() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if watched.exists() and any(watched.iterdir()):
+                break
+            time.sleep(0.05)
+        busy = [address for address, keys in client.processing().items() if keys]
+        pids = client.run(os.getpid)
+        if busy:
+            killed.append(pids[busy[0]])
+            os.kill(pids[busy[0]], signal.SIGKILL)
+
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_worker_killed_mid_run_is_retried_elsewhere_and_nothing_changes(
+    mixed_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dask
+    import distributed
+
+    from sessaudit.warehouse.dataset import load_dataset
+    from sessaudit.warehouse.loader import LoadOptions, load_warehouse
+
+    monkeypatch.chdir(mixed_corpus)
+    targets = sorted(path.name for path in mixed_corpus.iterdir())
+    alone = load_warehouse(targets, tmp_path / "alone.duckdb", LoadOptions(jobs=1, **FIXED))
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        )
+    client = distributed.Client(cluster, set_as_default=False)
+    try:
+        killed: list[int] = []
+        thread = _killer(client, tmp_path / "dataset" / "sources", killed)
+        written = load_dataset(
+            targets, tmp_path / "dataset", LoadOptions(cluster=cluster.scheduler_address, **FIXED)
+        )
+        thread.join()
+        assert killed, "no worker was busy when the run was under way"
+        assert (
+            killed[0] not in client.run(os.getpid).values()
+        )  # it was killed (and its nanny started another)
+        assert written.report == alone.report and written.incomplete == alone.incomplete
+        assert _dataset(tmp_path / "dataset") == _warehouse(tmp_path / "alone.duckdb")
+        # verify, too: a worker killed under it leaves the report the one --jobs 1 writes
+        killed.clear()
+        watched = tmp_path / "started"
+        verifying = sessaudit.engine.verify_candidate
+
+        def noted(candidate: Any, *arguments: Any, **options: Any) -> Any:
+            watched.mkdir(exist_ok=True)
+            (watched / "1").touch()
+            return verifying(candidate, *arguments, **options)
+
+        monkeypatch.setattr(sessaudit.engine, "verify_candidate", noted)
+        thread = _killer(client, watched, killed)
+        code, report, _ = _verify(*targets, "--cluster", cluster.scheduler_address)
+        thread.join()
+        monkeypatch.undo()
+        monkeypatch.chdir(mixed_corpus)
+        assert killed
+        assert (code, report) == _verify(*targets, "--jobs", "1")[:2]
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_ctrl_c_on_the_client_leaves_the_committed_manifest_whole(mixed_corpus: Path, tmp_path: Path) -> None:
+    from sessaudit.warehouse.dataset import MANIFEST, TEMPORARY
+
+    target = tmp_path / "dataset"
+    command = [sys.executable, "-m", "sessaudit", "load", "--parquet", str(target), "--cluster", "local:2"]
+    first = subprocess.run([*command, "codex"], cwd=mixed_corpus, capture_output=True, text=True, timeout=300)
+    assert first.returncode in (0, 3), first.stderr
+    committed = (target / MANIFEST).read_bytes()
+    targets = sorted(path.name for path in mixed_corpus.iterdir())
+    running = subprocess.Popen(
+        [*command, *targets], cwd=mixed_corpus, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list((target / "sources").iterdir())) < 2:
+        time.sleep(0.05)  # a set beyond the committed one is written: the load is under way
+    running.send_signal(signal.SIGINT)
+    _, stderr = running.communicate(timeout=120)
+    assert running.returncode == 130, stderr
+    assert "sessaudit: interrupted" in stderr
+    assert (target / MANIFEST).read_bytes() == committed
+    assert not [path for path in target.iterdir() if path.name.endswith(TEMPORARY)]
+    again = subprocess.run(
+        [*command, *targets], cwd=mixed_corpus, capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode in (0, 3), again.stderr
+    committed_sources = first.stdout.split(" new,")[0].rsplit("(", 1)[1]
+    assert f" {committed_sources} unchanged" in again.stdout  # the codex sources committed before

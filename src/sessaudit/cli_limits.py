@@ -98,7 +98,7 @@ ClusterOption = Annotated[
         "--cluster",
         envvar="SESSAUDIT_CLUSTER",
         metavar="ADDRESS",
-        help="Verify on the Dask cluster at ADDRESS (tcp://host:8786), or local:N for N local workers; "
+        help="Work on the Dask cluster at ADDRESS (tcp://host:8786), or local:N for N local workers; "
         "the inputs must be on a filesystem every worker sees. Needs pip install 'sessaudit[cluster]'.",
     ),
 ]

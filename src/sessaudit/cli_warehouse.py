@@ -18,6 +18,7 @@ from sessaudit.cli_limits import (
     DEFAULT_MAX_FINDINGS,
     DEFAULT_MAX_LINE_BYTES,
     AllowEmptyOption,
+    ClusterOption,
     DebugOption,
     MaxFileBytesOption,
     MaxFilesOption,
@@ -25,18 +26,18 @@ from sessaudit.cli_limits import (
     MaxLineBytesOption,
     limits_of,
 )
+from sessaudit.cluster import ClusterPathError, ClusterUnavailable
 from sessaudit.outputsafety import safe
 from sessaudit.parallel import default_jobs, worker_failure
 from sessaudit.plugin import VerifyOptions
 from sessaudit.warehouse import QueryFormat
 
 if TYPE_CHECKING:
+    from sessaudit.warehouse.dataset import DatasetResult
     from sessaudit.warehouse.loader import LoadResult
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_INTERNAL = 0, 2, 3, 4
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
-
-DatabaseOption = Annotated[Path, typer.Option("--db", help="The DuckDB warehouse file.", dir_okay=False)]
 
 
 def interrupted() -> NoReturn:
@@ -67,12 +68,21 @@ def _internal(error: Exception, debug: bool) -> NoReturn:
 
 def load(
     paths: Annotated[list[str], typer.Argument(help="Session files and directories (walked recursively).")],
-    db: DatabaseOption,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="The DuckDB warehouse file (without it, --parquet DIR is the warehouse).",
+            dir_okay=False,
+        ),
+    ] = None,
     parquet: Annotated[
         Path | None,
         typer.Option(
             "--parquet",
-            help="Also write every table as a Hive-partitioned Parquet dataset (format, day) in DIR.",
+            help="With --db: also write every table as a Hive-partitioned Parquet dataset (format, day) in "
+            "DIR. Without --db: DIR is the warehouse, a Parquet dataset written by the workers (one file "
+            "set per task, a manifest committed at the end; a re-run skips unchanged sources).",
         ),
     ] = None,
     jobs: Annotated[
@@ -92,30 +102,52 @@ def load(
     max_files: MaxFilesOption = DEFAULT_MAX_FILES,
     max_findings: MaxFindingsOption = DEFAULT_MAX_FINDINGS,
     allow_empty: AllowEmptyOption = False,
+    cluster: ClusterOption = None,
     debug: DebugOption = False,
 ) -> None:
-    """Verify session logs and load them into a DuckDB warehouse (changed sources replace their rows)."""
+    """Verify session logs and load them into a DuckDB warehouse or a Parquet dataset (changed sources
+    replace their rows)."""
     # imported here, not at the top: `verify` and every other command never load duckdb or pyarrow
     from sessaudit.prices import PricesFileError
+    from sessaudit.warehouse.dataset import DatasetError, load_dataset
     from sessaudit.warehouse.loader import LoadOptions, WarehouseError, load_warehouse
     from sessaudit.warehouse.parquet import ExportError
     from sessaudit.warehouse.schema import SchemaMismatch
 
+    if db is None and parquet is None:
+        _fail("name the warehouse: --db FILE (DuckDB), or --parquet DIR (a Parquet dataset)", EXIT_USAGE)
+    if cluster is not None and jobs is not None:
+        _fail("--cluster and --jobs: the cluster's workers are the jobs; give one of them", EXIT_USAGE)
     try:
         limits = limits_of(max_line_bytes, max_file_bytes, max_files, max_findings)
         verify_options = VerifyOptions(limits=limits, allow_empty=allow_empty)
         options = LoadOptions(
-            jobs=jobs or default_jobs(), parquet=parquet, verify=verify_options, prices=prices
+            jobs=jobs or default_jobs(),
+            parquet=parquet if db is not None else None,
+            verify=verify_options,
+            prices=prices,
+            cluster=cluster or None,
         )
-        result = load_warehouse(paths, db, options)
+        if db is None:
+            assert parquet is not None
+            written = load_dataset(paths, parquet, options)
+        else:
+            result = load_warehouse(paths, db, options)
     except typer.Exit:
         raise
     except KeyboardInterrupt:
         interrupted()
-    except (SchemaMismatch, ExportError, WarehouseError, PricesFileError) as error:
+    except (SchemaMismatch, ExportError, WarehouseError, PricesFileError, DatasetError) as error:
         _fail(str(error), EXIT_USAGE)
+    except ClusterUnavailable as error:
+        _fail(str(error), EXIT_USAGE)
+    except ClusterPathError as error:
+        _fail(f"load incomplete: {error}", EXIT_INCOMPLETE)
     except Exception as error:  # a bug: one line, the traceback only on request (CONTRACT §3)
         _internal(error, debug)
+    if db is None:
+        _report_dataset(written, parquet)
+        raise typer.Exit(EXIT_INCOMPLETE if written.incomplete else EXIT_OK)
     _report_load(result, db, parquet)
     raise typer.Exit(EXIT_INCOMPLETE if result.incomplete else EXIT_OK)
 
@@ -143,11 +175,32 @@ def _report_load(result: LoadResult, db: Path, parquet: Path | None) -> None:
         typer.echo(f"wrote {total} rows as Parquet under {safe(parquet)} (partitioned by format and day)")
 
 
+def _report_dataset(result: DatasetResult, directory: Path | None) -> None:
+    from sessaudit.warehouse.schema import SOURCE_TABLES
+
+    for path, detail in result.replaced:
+        typer.echo(f"sessaudit: {safe(path)} changed ({detail}); its rows were replaced", err=True)
+    for reason in result.incomplete:
+        typer.echo(f"sessaudit: load incomplete: {safe(reason)}", err=True)
+    rows = ", ".join(f"{table} {result.rows.get(table, 0)}" for table in SOURCE_TABLES)
+    typer.echo(
+        f"loaded {result.new + len(result.replaced)} source(s) into the dataset {safe(directory)} "
+        f"({result.new} new, {len(result.replaced)} replaced, {result.unchanged} unchanged, of which "
+        f"{result.hashed} only hashed, not verified again); rows: {rows}"
+    )
+
+
 def query(
     name: Annotated[str | None, typer.Argument(help="A bundled query (see --list).")] = None,
     db: Annotated[
         Path | None,
         typer.Option("--db", help="The DuckDB warehouse file (opened read-only).", dir_okay=False),
+    ] = None,
+    parquet: Annotated[
+        Path | None,
+        typer.Option(
+            "--parquet", help="A Parquet dataset (written by load --parquet DIR without --db) instead."
+        ),
     ] = None,
     sql: Annotated[str | None, typer.Option("--sql", help="Run this SQL instead of a bundled query.")] = None,
     output_format: Annotated[
@@ -169,14 +222,16 @@ def query(
             raise typer.Exit(EXIT_OK)
         if (name is None) == (sql is None):
             _fail("name one bundled query or give --sql (see `sessaudit query --list`)", EXIT_USAGE)
-        if db is None:
-            _fail("--db FILE is required", EXIT_USAGE)
+        if (db is None) == (parquet is None):
+            _fail("name the warehouse: --db FILE, or --parquet DIR (a dataset)", EXIT_USAGE)
+        target = db if db is not None else parquet
+        assert target is not None
         given = _parameters(param or [])
         if name is not None:
             chosen = find_query(name)
-            answer = run_sql(db, chosen.sql, bind(chosen, given))
+            answer = run_sql(target, chosen.sql, bind(chosen, given), dataset=db is None)
         else:
-            answer = run_sql(db, str(sql), dict(given))
+            answer = run_sql(target, str(sql), dict(given), dataset=db is None)
         sys.stdout.write(RENDERERS[output_format](answer))
     except typer.Exit:
         raise

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any, Final, TypeVar
 
 Item = TypeVar("Item")
@@ -93,24 +94,28 @@ def batches(sizes: Sequence[int]) -> list[list[int]]:
     return grouped
 
 
+def each(function: Callable[[Item], Result], items: list[Item]) -> list[Result]:
+    """A task that runs `function` on each of its items (what `cluster_map` runs unless told otherwise)."""
+    return [function(item) for item in items]
+
+
 def _run_batch(
-    function: Callable[[Item], Result], items: list[Item], paths: list[str | None]
+    task: Callable[[list[Item]], list[Result]], items: list[Item], paths: list[Sequence[str]]
 ) -> tuple[str, list[Result] | tuple[str, str]]:
-    """On a worker: (its address, the results) or (its address, (a path it cannot read, why))."""
+    """On a worker: (its address, the task's results, one per item) or (its address, (a path it cannot
+    read, why))."""
     try:
         from distributed import get_worker
 
         where = str(get_worker().address)
     except (ImportError, ValueError):
         where = "this process"
-    for path in paths:
-        if path is None:  # an input already known to be unreadable: its verification says so
-            continue
+    for path in (path for group in paths for path in group):
         try:
             os.stat(path)
         except OSError as error:
             return where, (path, error.strerror or str(error))
-    return where, [function(item) for item in items]
+    return where, task(items)
 
 
 def cluster_map(
@@ -119,27 +124,29 @@ def cluster_map(
     *,
     address: str,
     sizes: Sequence[int],
-    paths: Sequence[str | None],
+    paths: Sequence[Sequence[str]],
     crashed: Callable[[Item, str], Result],
     tracker: Any = None,
+    task: Callable[[list[Item]], list[Result]] | None = None,
+    alone: bool = False,
 ) -> Iterator[Result]:
-    """`function(item)` for each item on the cluster at `address`, yielded in input order. `paths`: each
-    item's path, checked on its worker first (None: not checked); `crashed(item, reason)`: the result for
-    an item whose task killed workers twice on its own."""
+    """`function(item)` for each item on the cluster at `address`, yielded in input order. `paths`: the
+    paths each item reads, checked on its worker first; `crashed(item, reason)`: the result for an item
+    whose task killed workers twice on its own. `task`: what a worker runs on a batch of items, one result
+    per item (default: `function` on each); `alone`: one item per task (items that are batches already)."""
     distributed = _distributed()
+    run = task if task is not None else partial(each, function)
     client, cluster = connect(address)
     try:
-        groups = batches(sizes)
+        groups = [[index] for index in range(len(items))] if alone else batches(sizes)
         if tracker is not None:
             tracker.start(sum(sizes), len(items))
         futures = [
-            client.submit(
-                _run_batch, function, [items[i] for i in group], [paths[i] for i in group], pure=False
-            )
+            client.submit(_run_batch, run, [items[i] for i in group], [paths[i] for i in group], pure=False)
             for group in groups
         ]
         for group, future in zip(groups, futures, strict=True):
-            for result in _gathered(client, distributed, function, items, paths, group, future, crashed):
+            for result in _gathered(client, distributed, run, items, paths, group, future, crashed):
                 if tracker is not None:
                     tracker.source_done()
                 yield result
@@ -152,9 +159,9 @@ def cluster_map(
 def _gathered(
     client: Any,
     distributed: Any,
-    function: Callable[[Item], Result],
+    run: Callable[[list[Item]], list[Result]],
     items: Sequence[Item],
-    paths: Sequence[str | None],
+    paths: Sequence[Sequence[str]],
     group: list[int],
     future: Any,
     crashed: Callable[[Item, str], Result],
@@ -167,8 +174,8 @@ def _gathered(
             return [crashed(items[group[0]], f"its task ended two workers ({error})")]
         found: list[Result] = []
         for index in group:  # one task each: only the source that kills a worker is lost
-            alone = client.submit(_run_batch, function, [items[index]], [paths[index]], pure=False)
-            found.extend(_gathered(client, distributed, function, items, paths, [index], alone, crashed))
+            single = client.submit(_run_batch, run, [items[index]], [paths[index]], pure=False)
+            found.extend(_gathered(client, distributed, run, items, paths, [index], single, crashed))
         return found
     if isinstance(outcome, tuple):
         path, why = outcome

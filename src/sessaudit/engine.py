@@ -67,7 +67,7 @@ def audit(
             candidates,
             address=cluster,
             sizes=sizes,
-            paths=[item.real_path if item.problem is None else None for item in candidates],
+            paths=[(item.real_path,) if item.problem is None else () for item in candidates],
             crashed=crashed_outcome,
             tracker=tracker,
         )

@@ -31,7 +31,14 @@ import duckdb
 
 from sessaudit import __version__
 from sessaudit.discovery import Candidate, Discovery, discover
-from sessaudit.engine import broken_plugins, discovery_outcome, source_incomplete, summarise, verify_candidate
+from sessaudit.engine import (
+    broken_plugins,
+    crashed_outcome,
+    discovery_outcome,
+    source_incomplete,
+    summarise,
+    verify_candidate,
+)
 from sessaudit.model import Finding, Report, Settings, Source, Tool
 from sessaudit.parallel import ordered_map
 from sessaudit.plugin import DEFAULT_OPTIONS, VerifyOptions
@@ -76,6 +83,8 @@ class LoadOptions:
     single_pass: bool = True
     # a user price table (schemas/prices.v1.schema.json) overriding genai-prices' bundled snapshot
     prices: Path | None = None
+    # verify and extract on the Dask cluster at this address (sessaudit.cluster) instead of `jobs` processes
+    cluster: str | None = None
 
 
 @dataclass(slots=True)
@@ -120,17 +129,26 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
             raise WarehouseError(f"{damaged_message(database, error)}; it is left untouched") from None
         loaded = {real_path: sha256 for real_path, sha256, _ in known}
         sizes = {real_path: size for real_path, _, size in known}
-        stamp = Stamp(options.version, _micros(options.clock()))
+        stamp = Stamp(options.version, micros(options.clock()))
         with Writer(connection, DUCKDB_MEMORY, Prices(stamp.loaded_at, table)) as writer:
             outcomes = []
-            candidates = _unique(discovery.candidates)
+            candidates = unique_sources(discovery.candidates)
             # in one process, a new one-pass source is verified here and extracted in the same pass, or
             # (more than one job, a large source) verified by a worker while this process extracts it
-            one_pass = options.single_pass and (options.jobs <= 1 or len(candidates) <= 1)
+            one_pass = (
+                options.single_pass
+                and options.cluster is None
+                and (options.jobs <= 1 or len(candidates) <= 1)
+            )
             for item in _verified(candidates, loaded, sizes, stamp, options, one_pass):
                 if not isinstance(item, Candidate):
                     outcome = item
-                elif options.jobs > 1 and _beside(item) and estimated_bytes(item.real_path) >= BESIDE_BYTES:
+                elif (
+                    options.jobs > 1
+                    and options.cluster is None
+                    and _beside(item)
+                    and estimated_bytes(item.real_path) >= BESIDE_BYTES
+                ):
                     outcome = _verify_beside_extraction(item, loaded, writer, stamp, options)
                 else:
                     outcome = _verify_in_one_pass(item, loaded, writer, stamp, options)
@@ -143,7 +161,7 @@ def load_warehouse(paths: list[str], database: Path, options: LoadOptions = Load
                     writer.add(outcome.batch)
                     outcome.batch = None  # written: the rows need not stay in memory
             rows = writer.commit()
-        result = _result(outcomes, discovery, options)
+        result = assembled(outcomes, discovery, options)
         result.rows = rows
         if options.parquet is not None:
             # the load's settings were for appending beside extraction; an export needs DuckDB's own
@@ -187,7 +205,7 @@ def refuse_foreign(database: Path) -> None:
         raise WarehouseError(f"--db {database}: {reason}; it is left untouched")
 
 
-def _unique(candidates: list[Candidate]) -> list[Candidate]:
+def unique_sources(candidates: list[Candidate]) -> list[Candidate]:
     """Each source once, by real path (a path named twice, or named and walked, is loaded once)."""
     seen: set[str] = set()
     unique = []
@@ -208,24 +226,46 @@ def _verified(
     one_pass: bool,
 ) -> Iterator[Outcome | Candidate]:
     # spawned, not forked: the parent holds an open DuckDB connection and its threads. With one job every
-    # source is streamed by this process; with more, a small one is extracted where it is verified.
+    # source is streamed by this process; with more (or on a cluster), a small one is extracted where it is
+    # verified, a big one streamed here (this process must see the inputs too: it discovered them).
+    function = partial(
+        verify_and_extract,
+        loaded=loaded,
+        sizes=sizes,
+        stamp=stamp,
+        options=options.verify,
+        extract_up_to=EXTRACT_IN_WORKER_BYTES if options.jobs > 1 or options.cluster else -1,
+        one_pass=one_pass,
+        single_pass=options.single_pass,
+    )
+    estimated = [estimated_bytes(item.real_path) for item in candidates]
+    if options.cluster is not None:
+        from sessaudit.cluster import cluster_map
+
+        return cluster_map(
+            function,
+            candidates,
+            address=options.cluster,
+            sizes=estimated,
+            paths=[(item.real_path,) if item.problem is None else () for item in candidates],
+            crashed=crashed_load,
+        )
     return ordered_map(
-        partial(
-            verify_and_extract,
-            loaded=loaded,
-            sizes=sizes,
-            stamp=stamp,
-            options=options.verify,
-            extract_up_to=EXTRACT_IN_WORKER_BYTES if options.jobs > 1 else -1,
-            one_pass=one_pass,
-            single_pass=options.single_pass,
-        ),
+        function,
         candidates,
         jobs=options.jobs,
-        sizes=[estimated_bytes(item.real_path) for item in candidates],
+        sizes=estimated,
         start_method="spawn",
         window=2 * options.jobs,
     )
+
+
+def crashed_load(candidate: Candidate, reason: str) -> Outcome:
+    """A source whose task ended two cluster workers: not verified (unreadable, with the reason) and not
+    loaded; a source loaded before keeps its old rows, and a later load tries it again."""
+    source, findings, _ = crashed_outcome(candidate, reason)
+    real_path = os.path.realpath(candidate.real_path)
+    return Outcome(source, findings, real_path, candidate.named, NOT_LOADED, detail=f"not verified: {reason}")
 
 
 def verify_and_extract(
@@ -398,7 +438,7 @@ def _reason(error: Exception) -> str:
     return str(error) if isinstance(error, EvidenceChanged) else f"cannot be read again: {error}"
 
 
-def _result(outcomes: list[Outcome], discovery: Discovery, options: LoadOptions) -> LoadResult:
+def assembled(outcomes: list[Outcome], discovery: Discovery, options: LoadOptions) -> LoadResult:
     """The report (as `audit` assembles it) and why the load is incomplete (as `audit` decides it)."""
     allow_empty = options.verify.allow_empty
     walked_findings, walked_incomplete = discovery_outcome(discovery, allow_empty=allow_empty)
@@ -427,6 +467,6 @@ def _result(outcomes: list[Outcome], discovery: Discovery, options: LoadOptions)
     return result
 
 
-def _micros(moment: datetime) -> int:
+def micros(moment: datetime) -> int:
     delta = moment.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds

@@ -125,10 +125,43 @@ def open_read_only(database: Path) -> duckdb.DuckDBPyConnection:
     return connection
 
 
-def run_sql(database: Path, sql: str, parameters: dict[str, str | None]) -> Answer:
-    """Run one statement read-only; SQL and parameter problems are usage errors."""
-    connection = open_read_only(database)
+def open_dataset(directory: Path) -> duckdb.DuckDBPyConnection:
+    """A Parquet dataset (`load --parquet DIR` without `--db`) as the warehouse's tables: views over the
+    files its manifest names, and no access to any other file."""
+    from sessaudit.warehouse.dataset import DatasetError, dataset_views, manifest_files
+    from sessaudit.warehouse.schema import create_schema
+
     try:
+        statements = dataset_views(directory)
+        readable = manifest_files(directory)
+    except DatasetError as error:
+        raise QueryError(str(error)) from None
+    connection = duckdb.connect()
+    try:
+        create_schema(connection)
+        for statement in statements:
+            connection.execute(statement)
+        listed = ", ".join("'" + str(path).replace("'", "''") + "'" for path in readable)
+        connection.execute(f"SET allowed_paths = [{listed}]")
+        connection.execute("SET enable_external_access = false")
+        connection.execute("SET lock_configuration = true")
+    except duckdb.Error as error:
+        connection.close()
+        raise QueryError(
+            f"--parquet {directory}: its files cannot be read: {str(error).splitlines()[0]}"
+        ) from None
+    return connection
+
+
+def run_sql(database: Path, sql: str, parameters: dict[str, str | None], *, dataset: bool = False) -> Answer:
+    """Run one statement read-only (on a DuckDB file, or on a Parquet dataset when `dataset`: then only a
+    query, never a statement that writes); SQL and parameter problems are usage errors."""
+    connection = open_dataset(database) if dataset else open_read_only(database)
+    try:
+        if dataset:
+            kinds = {item.type for item in connection.extract_statements(sql)}
+            if kinds - {duckdb.StatementType.SELECT}:
+                raise QueryError("--parquet: only a query (SELECT) runs on a dataset")
         cursor = connection.execute(sql, parameters) if parameters else connection.execute(sql)
         description = cursor.description or []
         rows = cursor.fetchall()

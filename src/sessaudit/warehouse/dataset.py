@@ -23,6 +23,7 @@ One load writes a dataset at a time: the client holds an exclusive flock on DIR/
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -39,8 +40,8 @@ import pyarrow.compute as pc  # type: ignore[import-untyped]
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from sessaudit.discovery import Candidate, discover
+from sessaudit.engine import broken_plugins, discovery_outcome
 from sessaudit.evidence import open_evidence, read_chunks
-from sessaudit.model import Report
 from sessaudit.parallel import ordered_map
 from sessaudit.plugin import VerifyOptions
 from sessaudit.prices import Prices, PriceTable, load_price_table
@@ -57,9 +58,9 @@ from sessaudit.warehouse.loader import (
     UNCHANGED,
     LoadOptions,
     Outcome,
-    assembled,
     crashed_load,
     micros,
+    outcome_incomplete,
     unique_sources,
     verify_and_extract,
 )
@@ -140,8 +141,10 @@ class SetDone:
 
 @dataclass(slots=True)
 class DatasetResult:
-    report: Report  # the sources verified by this load, as `load` assembles its report
-    incomplete: list[str] = field(default_factory=list)
+    """What a load into a dataset did. No report: at fleet scale the client keeps no source's details
+    (the dataset's own `sources` and `findings` tables hold them), only these counts and lines."""
+
+    incomplete: list[str] = field(default_factory=list)  # why the load is incomplete, as `load` says
     new: int = 0
     replaced: list[tuple[str, str]] = field(default_factory=list)  # (path, what changed)
     unchanged: int = 0  # found as they were loaded: their rows stay
@@ -365,6 +368,14 @@ class SetWriter:
                 self._temporary(table, "-rewritten").unlink(missing_ok=True)
         return tuple(tables), rows
 
+    def abort(self) -> None:
+        """The task failed: close what is open, keep nothing (a half-written file is never renamed)."""
+        for table, writer in self.writers.items():
+            with contextlib.suppress(Exception):
+                writer.close()
+            self._temporary(table).unlink(missing_ok=True)
+            self._temporary(table, "-rewritten").unlink(missing_ok=True)
+
     def _rewrite(self, table: str, written: Path) -> Path:
         """The table's file without the rows of dropped sources, facts with the run ids learnt late."""
         target = self._temporary(table, "-rewritten")
@@ -474,7 +485,7 @@ def write_set(
         name = set_name(members) if members else None
         tables, rows = sink.finish(name)
     except BaseException:
-        sink.finish(None)
+        sink.abort()
         raise
     for item in done:
         if item.outcome is not None and item.outcome.status not in (NOT_LOADED, UNCHANGED):
@@ -546,14 +557,13 @@ def load_dataset(paths: list[str], directory: Path, options: LoadOptions | None 
             write_set, directory=str(directory), stamp=stamp, options=options.verify, price_table=price_table
         )
         sizes = [estimated_bytes(item.real_path) for item in candidates]
-        outcomes: list[Outcome] = []
-        result = DatasetResult(report=assembled([], discovery, options).report)
+        result = DatasetResult()
         updated = dict(entries)
         superseded: dict[str, list[str]] = {}  # old set → the sources that left it
         for job, item, rows in _run(task, jobs, sizes, options):
             for table, count in rows.items():
                 result.rows[table] = result.rows.get(table, 0) + count
-            candidate, entry = job
+            _, entry = job
             if item.outcome is None:
                 assert entry is not None
                 result.unchanged += 1
@@ -561,7 +571,7 @@ def load_dataset(paths: list[str], directory: Path, options: LoadOptions | None 
                 result.incomplete.extend(entry.incomplete)
                 continue
             outcome = item.outcome
-            outcomes.append(outcome)
+            result.incomplete.extend(outcome_incomplete(outcome))
             if outcome.status == UNCHANGED:
                 result.unchanged += 1
                 continue
@@ -574,10 +584,10 @@ def load_dataset(paths: list[str], directory: Path, options: LoadOptions | None 
                 superseded.setdefault(entry.file_set, []).append(entry.real_path)
             else:
                 result.new += 1
-            updated[item.real_path] = _entry(candidate, item, outcome, stamp)
-        loaded = assembled(outcomes, discovery, options)
-        result.report = loaded.report
-        result.incomplete[:0] = loaded.incomplete
+            updated[item.real_path] = _entry(item, outcome, stamp)
+        walked = discovery_outcome(discovery, allow_empty=options.verify.allow_empty)[1]
+        result.incomplete[:0] = broken_plugins(registry())
+        result.incomplete.extend(walked)
         _rewrite_superseded(directory, updated, superseded)
         _write_manifest(directory, list(updated.values()))
         _sweep(directory, list(updated.values()))
@@ -586,9 +596,7 @@ def load_dataset(paths: list[str], directory: Path, options: LoadOptions | None 
     return result
 
 
-def _entry(candidate: Candidate, item: Done, outcome: Outcome, stamp: Stamp) -> Entry:
-    from sessaudit.engine import source_incomplete
-
+def _entry(item: Done, outcome: Outcome, stamp: Stamp) -> Entry:
     source = outcome.source
     assert item.file_set is not None
     return Entry(
@@ -602,7 +610,7 @@ def _entry(candidate: Candidate, item: Done, outcome: Outcome, stamp: Stamp) -> 
         file_set=item.file_set,
         tables=item.tables,
         loaded_at=stamp.loaded_at,
-        incomplete=tuple(source_incomplete(source, outcome.findings, named=candidate.named)),
+        incomplete=tuple(outcome_incomplete(outcome)),
     )
 
 

@@ -454,17 +454,21 @@ def assembled(outcomes: list[Outcome], discovery: Discovery, options: LoadOption
         settings=Settings(allow_empty=allow_empty),
     )
     result = LoadResult(report=report, outcomes=outcomes)
-    for item in outcomes:
-        source = item.source
-        if item.status == NOT_LOADED:
-            result.incomplete.append(f"{source.path}: not loaded: {item.detail}")
-            if not source.evidence_unchanged:
-                result.incomplete.append(f"{source.path}: evidence changed while it was read")
-        else:
-            result.incomplete.extend(source_incomplete(source, item.findings, named=item.named))
+    result.incomplete = [line for item in outcomes for line in outcome_incomplete(item)]
     result.incomplete.extend(walked_incomplete)
     result.incomplete[:0] = broken_plugins(registry())
     return result
+
+
+def outcome_incomplete(item: Outcome) -> list[str]:
+    """Why one source makes the load incomplete, one line each (none: it is loaded whole)."""
+    source = item.source
+    if item.status != NOT_LOADED:
+        return source_incomplete(source, item.findings, named=item.named)
+    lines = [f"{source.path}: not loaded: {item.detail}"]
+    if not source.evidence_unchanged:
+        lines.append(f"{source.path}: evidence changed while it was read")
+    return lines
 
 
 def micros(moment: datetime) -> int:

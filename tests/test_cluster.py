@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 import sessaudit.engine
 from sessaudit.cli import app
+from tests.warehouse.conftest import table_contents
 
 pytest.importorskip(
     "distributed", reason="the cluster extra (pip install 'sessaudit[cluster]') is not installed"
@@ -178,28 +179,16 @@ def test_small_sources_travel_together_and_a_big_one_alone() -> None:
 
 
 # --- load --cluster ----------------------------------------------------------------------------------------
-def _contents(connection: Any) -> dict[str, list[tuple[Any, ...]]]:
-    from sessaudit.warehouse.schema import SOURCE_TABLES
-
-    try:
-        return {
-            table: sorted(connection.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
-            for table in SOURCE_TABLES
-        }
-    finally:
-        connection.close()
-
-
 def _warehouse(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     from sessaudit.warehouse.queries import open_read_only
 
-    return _contents(open_read_only(path))
+    return table_contents(open_read_only(path))
 
 
 def _dataset(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     from sessaudit.warehouse.queries import open_dataset
 
-    return _contents(open_dataset(path))
+    return table_contents(open_dataset(path))
 
 
 FIXED = {"clock": lambda: datetime(2026, 12, 1, 8, 0, tzinfo=UTC)}

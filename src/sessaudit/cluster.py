@@ -153,8 +153,13 @@ def cluster_map(
             client.submit(_run_batch, run, [items[i] for i in group], [paths[i] for i in group], pure=False)
             for group in groups
         ]
-        for group, future in zip(groups, futures, strict=True):
-            for result in _gathered(client, distributed, run, items, paths, group, future, crashed):
+        futures.reverse()  # popped from the end, in input order: a gathered task's result leaves its worker
+        for group in groups:
+            future = futures.pop()
+            found = _gathered(client, distributed, run, items, paths, group, future, crashed)
+            future.release()
+            del future
+            for result in found:
                 if tracker is not None:
                     tracker.source_done()
                 yield result

@@ -49,6 +49,19 @@ def query(db: Path, sql: str, parameters: dict[str, Any] | None = None) -> list[
         connection.close()
 
 
+def table_contents(connection: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every source table, sorted (a warehouse's or a dataset's connection, closed after)."""
+    from sessaudit.warehouse.schema import SOURCE_TABLES
+
+    try:
+        return {
+            table: sorted(connection.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+            for table in SOURCE_TABLES
+        }
+    finally:
+        connection.close()
+
+
 def _loaded(root: Path, name: str) -> Loaded:
     with inside(root):
         audited = audit([name])

@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 from typer.testing import CliRunner
@@ -23,6 +22,7 @@ from sessaudit.warehouse import drafts
 from sessaudit.warehouse.dataset import (
     MANIFEST,
     DatasetError,
+    DatasetResult,
     load_dataset,
     manifest_files,
     read_manifest,
@@ -31,21 +31,10 @@ from sessaudit.warehouse.extract import EvidenceChanged
 from sessaudit.warehouse.loader import load_warehouse
 from sessaudit.warehouse.queries import bundled_queries, open_dataset, open_read_only
 from sessaudit.warehouse.schema import SOURCE_TABLES
-from tests.warehouse.conftest import FIXED_CLOCK, inside
+from tests.warehouse.conftest import FIXED_CLOCK, inside, table_contents
 from tests.warehouse.corpus import build_examples, build_wide
 
 runner = CliRunner()
-
-
-def contents(connection: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every source table, sorted (the connection is closed)."""
-    try:
-        return {
-            table: sorted(connection.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
-            for table in SOURCE_TABLES
-        }
-    finally:
-        connection.close()
 
 
 @pytest.fixture
@@ -62,8 +51,8 @@ def _both(root: Path, *, jobs: int = 1) -> tuple[dict[str, Any], dict[str, Any],
         load_warehouse(["examples", "wide"], Path("../w.duckdb"), options)
         result = load_dataset(["examples", "wide"], Path("../dataset"), options)
     return (
-        contents(open_read_only(root.parent / "w.duckdb")),
-        contents(open_dataset(root.parent / "dataset")),
+        table_contents(open_read_only(root.parent / "w.duckdb")),
+        table_contents(open_dataset(root.parent / "dataset")),
         result,
     )
 
@@ -115,21 +104,26 @@ def test_a_rerun_skips_the_unchanged_and_replaces_the_changed(corpus: Path) -> N
     assert again.unchanged == len(read_manifest(target)) and 0 < again.hashed < again.unchanged
     assert _files(target) == before
     # a log that grew: its set is written anew, the set it leaves rewritten without it
-    grown = corpus / "wide" / "tiny-agent" / "clean.jsonl"
-    if not grown.exists():
-        grown = sorted((corpus / "wide" / "tiny-agent").glob("*.jsonl"))[0]
+    grown = sorted((corpus / "wide" / "tiny-agent").glob("*.jsonl"))[0]
     old_set = read_manifest(target)[str(grown.resolve())].file_set
     grown.write_bytes(grown.read_bytes() + b'{"torn": ')
-    with inside(corpus):
-        changed = load_dataset(["examples", "wide"], Path("../dataset"), FIXED_CLOCK)
-        load_warehouse(["examples", "wide"], Path("../fresh.duckdb"), FIXED_CLOCK)
+    changed = _load_again_as_fresh(corpus)
     assert [path for path, _ in changed.replaced] == [str(Path("wide") / "tiny-agent" / grown.name)]
-    entries = read_manifest(target)
-    assert old_set not in {entry.file_set for entry in entries.values()}
-    assert contents(open_dataset(target)) == contents(open_read_only(corpus.parent / "fresh.duckdb"))
-    # nothing on disk but the committed sets' files, the manifest and the marker
+    assert old_set not in {entry.file_set for entry in read_manifest(target).values()}
+
+
+def _load_again_as_fresh(corpus: Path) -> DatasetResult:
+    """Load the corpus into its dataset again: the dataset must then hold what a new `load --db` of the
+    corpus holds, and nothing be on disk but the committed sets' files, the manifest and the marker."""
+    target = corpus.parent / "dataset"
+    with inside(corpus):
+        result = load_dataset(["examples", "wide"], Path("../dataset"), FIXED_CLOCK)
+        load_warehouse(["examples", "wide"], Path("../fresh.duckdb"), FIXED_CLOCK)
+    fresh = table_contents(open_read_only(corpus.parent / "fresh.duckdb"))
+    assert table_contents(open_dataset(target)) == fresh
     listed = {str(path.relative_to(target)) for path in manifest_files(target)}
     assert _files(target) == listed | {MANIFEST, dataset.MARKER}
+    return result
 
 
 def test_an_interrupted_commit_leaves_the_old_manifest_whole(
@@ -138,7 +132,6 @@ def test_an_interrupted_commit_leaves_the_old_manifest_whole(
     _both(corpus)
     target = corpus.parent / "dataset"
     committed = (target / MANIFEST).read_bytes()
-    (corpus / "examples" / "tiny-agent").mkdir(exist_ok=True)
     grown = sorted((corpus / "wide" / "tiny-agent").glob("*.jsonl"))[0]
     grown.write_bytes(grown.read_bytes() + b"\n")
 
@@ -153,13 +146,7 @@ def test_an_interrupted_commit_leaves_the_old_manifest_whole(
     assert (target / MANIFEST).read_bytes() == committed
     assert not [path for path in target.iterdir() if path.name.endswith(dataset.TEMPORARY)]
     # the next load removes the sets the interrupted one wrote, and commits
-    with inside(corpus):
-        resumed = load_dataset(["examples", "wide"], Path("../dataset"), FIXED_CLOCK)
-        load_warehouse(["examples", "wide"], Path("../fresh.duckdb"), FIXED_CLOCK)
-    assert len(resumed.replaced) == 1
-    assert contents(open_dataset(target)) == contents(open_read_only(corpus.parent / "fresh.duckdb"))
-    listed = {str(path.relative_to(target)) for path in manifest_files(target)}
-    assert _files(target) == listed | {MANIFEST, dataset.MARKER}
+    assert len(_load_again_as_fresh(corpus).replaced) == 1
 
 
 def test_a_source_that_changes_while_it_is_extracted_is_not_loaded_and_its_set_holds_the_others(
@@ -184,7 +171,7 @@ def test_a_source_that_changes_while_it_is_extracted_is_not_loaded_and_its_set_h
     entries = read_manifest(corpus.parent / "dataset")
     lost = str(sorted(Path(corpus, changing).glob("*.jsonl"))[0].resolve())
     assert lost not in entries and len(entries) == result.new
-    written = contents(open_dataset(corpus.parent / "dataset"))
+    written = table_contents(open_dataset(corpus.parent / "dataset"))
     ids = {row[0] for table in SOURCE_TABLES for row in written[table]}
     assert len(ids) == len(entries)  # no row of the lost source, every row of the others
 

@@ -66,7 +66,7 @@ from sessaudit.warehouse.loader import (
 )
 from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow, ToolCallRow
 from sessaudit.warehouse.schema import SCHEMA_VERSION, SOURCE_TABLES, arrow_schema, table_columns
-from sessaudit.warehouse.writer import FLUSH_BYTES, FLUSH_ROWS, price_row
+from sessaudit.warehouse.writer import FLUSH_ROWS, Pending
 
 MARKER: Final = ".sessaudit-dataset"
 MANIFEST: Final = "_manifest.parquet"
@@ -305,29 +305,21 @@ class SetWriter:
 
     def __init__(self, directory: Path, prices: Prices) -> None:
         self.directory = directory
-        self.prices = prices
         self.token = uuid.uuid4().hex
-        self.pending = Batch()
-        self.pending_rows = 0
-        self.pending_bytes = 0
+        self.pending = Pending(prices)
         self.writers: dict[str, pq.ParquetWriter] = {}
         self.dropped: set[str] = set()
         self.patches: dict[tuple[str, int, str], str] = {}
 
     def add(self, batch: Batch) -> None:
-        if batch.usage:
-            batch.usage = [price_row(self.prices, row) for row in batch.usage]
-        self.pending.extend(batch)
-        self.pending_rows += sum(len(batch.rows(table)) for table in SOURCE_TABLES)
-        self.pending_bytes += sum(len(row.payload) for row in batch.facts if row.payload is not None)
-        if self.pending_rows >= FLUSH_ROWS or self.pending_bytes >= FLUSH_BYTES:
+        if self.pending.add(batch):
             self.flush()
 
     def spill(self, facts: list[FactRow], usage: list[LedgerRow], calls: list[ToolCallRow], _: int) -> None:
         self.add(Batch(facts=facts, usage=usage, tool_calls=calls))
 
     def flush(self) -> None:
-        batch, self.pending, self.pending_rows, self.pending_bytes = self.pending, Batch(), 0, 0
+        batch = self.pending.take()
         for table in SOURCE_TABLES:
             if batch.rows(table):
                 self._writer(table).write_table(batch.arrow(table))

@@ -55,13 +55,10 @@ class Writer:
         prices: Prices | None = None,
     ) -> None:
         self.connection = connection
-        self.prices = prices  # None: ledger rows keep the cost they have (none)
         self.memory_limit = memory_limit  # DuckDB's memory_limit in bytes, when the caller set one
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessaudit-writer")
         self.futures: list[Future[None]] = []
-        self.pending = Batch()
-        self.pending_rows = 0
-        self.pending_bytes = 0
+        self.pending = Pending(prices)  # None: ledger rows keep the cost they have (none)
         self.inserts: deque[Future[None]] = deque()
         self.streamed_rows = dict.fromkeys(STREAMED_TABLES, 0)  # of the source being streamed
         self.counts = dict.fromkeys(SOURCE_TABLES, 0)
@@ -89,12 +86,7 @@ class Writer:
         self._submit(self._delete, source_id)
 
     def add(self, batch: Batch) -> None:
-        if self.prices is not None and batch.usage:
-            batch.usage = [price_row(self.prices, row) for row in batch.usage]
-        self.pending.extend(batch)
-        self.pending_rows += sum(len(batch.rows(table)) for table in SOURCE_TABLES)
-        self.pending_bytes += sum(len(row.payload) for row in batch.facts if row.payload is not None)
-        if self.pending_rows >= FLUSH_ROWS or self.pending_bytes >= FLUSH_BYTES:
+        if self.pending.add(batch):
             self.flush()
 
     def add_streamed(
@@ -108,8 +100,8 @@ class Writer:
         self.add(Batch(facts=facts, usage=usage, tool_calls=calls))
 
     def flush(self) -> None:
-        if self.pending_rows:
-            batch, self.pending, self.pending_rows, self.pending_bytes = self.pending, Batch(), 0, 0
+        if self.pending.rows:
+            batch = self.pending.take()
             for table in SOURCE_TABLES:
                 self.counts[table] += len(batch.rows(table))
             while len(self.inserts) >= MAX_QUEUED:  # memory holds a bounded number of batches
@@ -241,6 +233,30 @@ class Writer:
             {"source_id": source_id},
         )
         self.connection.unregister("patches")
+
+
+class Pending:
+    """Rows gathered for one bulk write, ledger rows priced as they come (`prices`; None: as they are)."""
+
+    def __init__(self, prices: Prices | None) -> None:
+        self.prices = prices
+        self.batch = Batch()
+        self.rows = 0
+        self.bytes = 0  # payload characters
+
+    def add(self, batch: Batch) -> bool:
+        """Gather `batch`; True when what is gathered makes a write (FLUSH_ROWS rows, or FLUSH_BYTES)."""
+        if self.prices is not None and batch.usage:
+            batch.usage = [price_row(self.prices, row) for row in batch.usage]
+        self.batch.extend(batch)
+        self.rows += sum(len(batch.rows(table)) for table in SOURCE_TABLES)
+        self.bytes += sum(len(row.payload) for row in batch.facts if row.payload is not None)
+        return self.rows >= FLUSH_ROWS or self.bytes >= FLUSH_BYTES
+
+    def take(self) -> Batch:
+        """What is gathered, leaving nothing."""
+        batch, self.batch, self.rows, self.bytes = self.batch, Batch(), 0, 0
+        return batch
 
 
 def price_row(prices: Prices, row: LedgerRow) -> LedgerRow:

@@ -64,6 +64,7 @@ from sessaudit.warehouse.loader import (
     unique_sources,
     verify_and_extract,
 )
+from sessaudit.warehouse.parquet import sql_literal
 from sessaudit.warehouse.rows import Batch, FactRow, LedgerRow, ToolCallRow
 from sessaudit.warehouse.schema import SCHEMA_VERSION, SOURCE_TABLES, arrow_schema, table_columns
 from sessaudit.warehouse.writer import FLUSH_ROWS, Pending
@@ -371,17 +372,28 @@ class SetWriter:
     def _rewrite(self, table: str, written: Path) -> Path:
         """The table's file without the rows of dropped sources, facts with the run ids learnt late."""
         target = self._temporary(table, "-rewritten")
-        with pq.ParquetWriter(target, arrow_schema(table), compression="zstd") as writer:
-            for part in pq.ParquetFile(written).iter_batches(batch_size=FLUSH_ROWS):
-                if self.dropped:
-                    keep = pc.invert(
-                        pc.is_in(part.column("source_id"), value_set=pa.array(sorted(self.dropped)))
-                    )
-                    part = part.filter(keep)
-                if table == "facts" and self.patches:
-                    part = _patched(part, self.patches)
-                writer.write_batch(part)
+        dropped = pa.array(sorted(self.dropped), pa.string())
+
+        def change(part: pa.RecordBatch) -> pa.RecordBatch:
+            if self.dropped:
+                part = part.filter(pc.invert(pc.is_in(part.column("source_id"), value_set=dropped)))
+            return _patched(part, self.patches) if table == "facts" and self.patches else part
+
+        _copy_rows(written, target, table, change)
         return target
+
+
+def _copy_rows(
+    source: Path, target: Path, table: str, change: Callable[[pa.RecordBatch], pa.RecordBatch]
+) -> int:
+    """A set file's rows, each batch passed through `change`, written to `target`; the rows written."""
+    count = 0
+    with pq.ParquetWriter(target, arrow_schema(table), compression="zstd") as writer:
+        for part in pq.ParquetFile(source).iter_batches(batch_size=FLUSH_ROWS):
+            part = change(part)
+            count += part.num_rows
+            writer.write_batch(part)
+    return count
 
 
 def _patched(part: pa.RecordBatch, patches: dict[tuple[str, int, str], str]) -> pa.RecordBatch:
@@ -409,17 +421,17 @@ def file_sha256(real_path: str) -> tuple[int, str]:
     return size, digest.hexdigest()
 
 
-def unchanged(candidate: Candidate, entry: Entry | None) -> bool:
+def unchanged(candidate: Candidate, entry: Entry | None, present: set[str]) -> bool:
     """Whether a source may be left as loaded: one file (a directory source is always verified again),
-    the same files as recorded (the source and the companions its format names now), each with the size
-    and sha256 recorded."""
+    the same files as recorded (`present`: the source and the companions its format names that exist
+    now), each with the size and sha256 recorded."""
     if entry is None or candidate.problem is not None:
         return False
     plugin = registry().get(candidate.format)
     if plugin is None or ask(plugin, "is_directory_source", candidate.real_path):
         return False
-    read, present = entry.recorded()
-    if present_files(candidate) != present:
+    read, recorded = entry.recorded()
+    if present != recorded:
         return False
     try:
         return all(file_sha256(path) == (size, sha) for path, size, sha in read)
@@ -456,10 +468,10 @@ def write_set(
     try:
         for candidate, entry in jobs:
             real_path = os.path.realpath(candidate.real_path)
-            if unchanged(candidate, entry):
+            present = present_files(candidate)
+            if unchanged(candidate, entry, present):
                 done.append(Done(real_path, None))
                 continue
-            present = present_files(candidate)
             # loaded before with the same sha256 (verified again, as a directory source always is): kept
             loaded = {real_path: entry.sha256} if entry is not None else {}
             verified = verify_and_extract(
@@ -502,32 +514,29 @@ def _written(outcome: Outcome, sink: SetWriter, stamp: Stamp, max_line_bytes: in
     return replace(outcome, streamed=False)
 
 
-def rewrite_set(directory: str, old: str, tables: tuple[str, ...], keep: list[tuple[str, str]]) -> SetDone:
-    """A set some of whose sources were loaded again elsewhere: written again with the rows of `keep`
-    (source id, sha256) only, under the name those make."""
-    base = Path(directory)
-    kept = pa.array(sorted(source_id for source_id, _ in keep))
+def rewrite_set(
+    directory: Path, old: str, tables: tuple[str, ...], keep: list[tuple[str, str]]
+) -> tuple[str, tuple[str, ...]]:
+    """A set some of whose sources were loaded again elsewhere, written again with the rows of `keep`
+    (source id, sha256) only: the name those make, and the tables it has files for."""
+    kept = pa.array(sorted(source_id for source_id, _ in keep), pa.string())
     name = set_name(keep)
-    written, rows = [], {}
+    written = []
     for table in tables:
-        target = base / table / f"{name}.parquet"
-        temporary = base / table / f".{uuid.uuid4().hex}{TEMPORARY}"
-        count = 0
+        temporary = directory / table / f".{uuid.uuid4().hex}{TEMPORARY}"
         try:
-            with pq.ParquetWriter(temporary, arrow_schema(table), compression="zstd") as writer:
-                for part in pq.ParquetFile(base / table / f"{old}.parquet").iter_batches(
-                    batch_size=FLUSH_ROWS
-                ):
-                    part = part.filter(pc.is_in(part.column("source_id"), value_set=kept))
-                    count += part.num_rows
-                    writer.write_batch(part)
+            count = _copy_rows(
+                directory / table / f"{old}.parquet",
+                temporary,
+                table,
+                lambda part: part.filter(pc.is_in(part.column("source_id"), value_set=kept)),
+            )
             if count:
-                os.replace(temporary, target)
+                os.replace(temporary, directory / table / f"{name}.parquet")
                 written.append(table)
-                rows[table] = count
         finally:
             temporary.unlink(missing_ok=True)
-    return SetDone([Done("", None, file_set=name, tables=tuple(written))], rows)
+    return name, tuple(written)
 
 
 # --- on the client -----------------------------------------------------------------------------------------
@@ -671,17 +680,15 @@ def _rewrite_superseded(
         staying = [entry for entry in updated.values() if entry.file_set == old]
         if not staying:
             continue  # every source of the set was loaded again: the set goes
-        tables = staying[0].tables
-        made = rewrite_set(str(directory), old, tables, [(e.source_id, str(e.sha256)) for e in staying])
-        (rewritten,) = made.sources
-        assert rewritten.file_set is not None
+        keep = [(entry.source_id, str(entry.sha256)) for entry in staying]
+        name, tables = rewrite_set(directory, old, staying[0].tables, keep)
         for entry in staying:
-            updated[entry.real_path] = replace(entry, file_set=rewritten.file_set, tables=rewritten.tables)
+            updated[entry.real_path] = replace(entry, file_set=name, tables=tables)
 
 
-def dataset_views(directory: Path) -> list[str]:
+def dataset_views(directory: Path) -> tuple[list[str], list[Path]]:
     """SQL that makes a DuckDB connection see the dataset's committed rows as the warehouse's tables,
-    with the warehouse's own column types (see `query --parquet`)."""
+    with the warehouse's own column types (see `query --parquet`), and every file those views read."""
     check_dataset_directory(directory)
     if not (directory / MARKER).is_file():
         raise DatasetError(f"--parquet {directory}: no sessaudit dataset there ({MARKER})")
@@ -693,18 +700,14 @@ def dataset_views(directory: Path) -> list[str]:
             continue
         if not files[table]:
             continue
-        listed = ", ".join(_literal(str(path)) for path in files[table])
+        listed = ", ".join(sql_literal(path) for path in files[table])
         selected = ", ".join(f'CAST("{name}" AS {kind}) AS "{name}"' for name, kind in columns)
         statements.append(f"DROP TABLE {table}")
         statements.append(f"CREATE VIEW {table} AS SELECT {selected} FROM read_parquet([{listed}])")
-    return statements
+    return statements, [path for table in SOURCE_TABLES for path in files[table]]
 
 
 def manifest_files(directory: Path) -> list[Path]:
     """Every file a query on the dataset may read: the committed sets' files."""
     entries = list(read_manifest(directory).values())
     return [path for files in set_files(directory, entries).values() for path in files]
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"

@@ -37,8 +37,8 @@ def check_directory(directory: Path) -> None:
         )
 
 
-def _literal(path: Path) -> str:
-    """A path as a SQL string literal (COPY takes no parameter for its target)."""
+def sql_literal(path: Path) -> str:
+    """A path as a SQL string literal (COPY, and a view's read_parquet, take no parameter for it)."""
     return "'" + str(path).replace("'", "''") + "'"
 
 
@@ -56,7 +56,7 @@ def export_parquet(connection: duckdb.DuckDBPyConnection, directory: Path) -> di
             written[table] = int(count)
             if count:
                 connection.execute(
-                    f"COPY ({select}) TO {_literal(target)} "
+                    f"COPY ({select}) TO {sql_literal(target)} "
                     "(FORMAT parquet, PARTITION_BY (format, day), COMPRESSION zstd)"
                 )
             else:

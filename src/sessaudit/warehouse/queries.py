@@ -128,12 +128,12 @@ def open_read_only(database: Path) -> duckdb.DuckDBPyConnection:
 def open_dataset(directory: Path) -> duckdb.DuckDBPyConnection:
     """A Parquet dataset (`load --parquet DIR` without `--db`) as the warehouse's tables: views over the
     files its manifest names, and no access to any other file."""
-    from sessaudit.warehouse.dataset import DatasetError, dataset_views, manifest_files
+    from sessaudit.warehouse.dataset import DatasetError, dataset_views
+    from sessaudit.warehouse.parquet import sql_literal
     from sessaudit.warehouse.schema import create_schema
 
     try:
-        statements = dataset_views(directory)
-        readable = manifest_files(directory)
+        statements, readable = dataset_views(directory)
     except DatasetError as error:
         raise QueryError(str(error)) from None
     connection = duckdb.connect()
@@ -141,7 +141,7 @@ def open_dataset(directory: Path) -> duckdb.DuckDBPyConnection:
         create_schema(connection)
         for statement in statements:
             connection.execute(statement)
-        listed = ", ".join("'" + str(path).replace("'", "''") + "'" for path in readable)
+        listed = ", ".join(sql_literal(path) for path in readable)
         connection.execute(f"SET allowed_paths = [{listed}]")
         connection.execute("SET enable_external_access = false")
         connection.execute("SET lock_configuration = true")

@@ -191,7 +191,11 @@ def main(argv: list[str]) -> int:
     env = {
         **os.environ,
         "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",
-        "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",  # as docs/fleet.md deploys workers
+        # as docs/fleet.md deploys the scheduler and workers (sessaudit sets them itself for local:N)
+        "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+        "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+        "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__INTERVAL": "2s",
+        "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s",
     }
     times: dict[str, list[float]] = {"jobs": [], "cluster": [], "load-jobs": [], "load-cluster": []}
     reports: dict[str, bytes] = {}

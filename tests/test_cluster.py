@@ -324,3 +324,38 @@ def test_ctrl_c_on_the_client_leaves_the_committed_manifest_whole(mixed_corpus: 
     assert again.returncode in (0, 3), again.stderr
     committed_sources = first.stdout.split(" new,")[0].rsplit("(", 1)[1]
     assert f" {committed_sources} unchanged" in again.stdout  # the codex sources committed before
+
+
+def _worker_settings() -> dict[str, Any]:
+    import dask
+
+    keys = (
+        "distributed.scheduler.allowed-failures",
+        "distributed.worker.profile.enabled",
+        "distributed.admin.tick.interval",
+        "distributed.admin.system-monitor.interval",
+        "distributed.worker.memory.monitor-interval",
+    )
+    return {key: dask.config.get(key) for key in keys}
+
+
+def test_a_local_cluster_s_workers_run_with_the_crash_rule_no_profiler_and_slow_timers() -> None:
+    """What sessaudit sets for `local:N` reaches the worker processes (each its own interpreter), not only
+    the client: the measured overhead (docs/fleet.md) depends on it."""
+    from sessaudit.cluster import connect
+
+    client, cluster = connect("local:1")
+    try:
+        found = list(client.run(_worker_settings).values())
+    finally:
+        client.close()
+        cluster.close()
+    assert found == [
+        {
+            "distributed.scheduler.allowed-failures": 1,
+            "distributed.worker.profile.enabled": False,
+            "distributed.admin.tick.interval": "1s",
+            "distributed.admin.system-monitor.interval": "2s",
+            "distributed.worker.memory.monitor-interval": "1s",
+        }
+    ]

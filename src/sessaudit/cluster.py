@@ -57,6 +57,16 @@ def connect(address: str) -> tuple[Any, Any]:
             # task needs: verification ran 16-21% slower with it (measured on bench/cluster.py's corpus);
             # a deployed worker needs DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False (docs/fleet.md)
             "distributed.worker.profile.enabled": False,
+            # Every Dask server (the scheduler, each nanny and worker) wakes on timers: every 20 ms to see
+            # that its event loop is not blocked, every 500 ms to sample its system's metrics, every 100 ms
+            # (nannies, workers) to check memory against the limits. A task holding the GIL yields it to
+            # each wake-up, and a LocalCluster's scheduler and nannies share the client's process: `load
+            # --parquet --cluster local:2` used 11% more CPU than `--jobs 2` with the defaults, as much as
+            # `--jobs 2` with these (bench/cluster.py's corpus, docs/fleet.md). Still well inside the 3 s a
+            # blocked loop is warned of, and memory checked each second.
+            "distributed.admin.tick.interval": "1s",
+            "distributed.admin.system-monitor.interval": "2s",
+            "distributed.worker.memory.monitor-interval": "1s",
         }
     )
     if address.startswith(LOCAL):

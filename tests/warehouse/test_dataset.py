@@ -23,8 +23,8 @@ from sessaudit.warehouse.dataset import (
     MANIFEST,
     DatasetError,
     DatasetResult,
+    dataset_views,
     load_dataset,
-    manifest_files,
     read_manifest,
 )
 from sessaudit.warehouse.extract import EvidenceChanged
@@ -121,7 +121,7 @@ def _load_again_as_fresh(corpus: Path) -> DatasetResult:
         load_warehouse(["examples", "wide"], Path("../fresh.duckdb"), FIXED_CLOCK)
     fresh = table_contents(open_read_only(corpus.parent / "fresh.duckdb"))
     assert table_contents(open_dataset(target)) == fresh
-    listed = {str(path.relative_to(target)) for path in manifest_files(target)}
+    listed = {str(path.relative_to(target)) for path in dataset_views(target)[1]}
     assert _files(target) == listed | {MANIFEST, dataset.MARKER}
     return result
 

@@ -560,7 +560,7 @@ def load_dataset(paths: list[str], directory: Path, options: LoadOptions | None 
         sizes = [estimated_bytes(item.real_path) for item in candidates]
         result = DatasetResult()
         updated = dict(entries)
-        superseded: dict[str, list[str]] = {}  # old set → the sources that left it
+        superseded: set[str] = set()  # the sets some of whose sources were loaded again
         for job, item, rows in _run(task, jobs, sizes, options):
             for table, count in rows.items():
                 result.rows[table] = result.rows.get(table, 0) + count
@@ -582,7 +582,7 @@ def load_dataset(paths: list[str], directory: Path, options: LoadOptions | None 
                 outcome.status = REPLACED
                 outcome.detail = f"sha256 {entry.sha256} → {outcome.source.sha256}"
                 result.replaced.append((outcome.source.path, outcome.detail))
-                superseded.setdefault(entry.file_set, []).append(entry.real_path)
+                superseded.add(entry.file_set)
             else:
                 result.new += 1
             updated[item.real_path] = _entry(item, outcome, stamp)
@@ -672,12 +672,15 @@ def _crashed_set(group: list[tuple[Candidate, Entry | None]], reason: str) -> Se
 def _rewrite_superseded(
     directory: Path,
     updated: dict[str, Entry],
-    superseded: dict[str, list[str]],
+    superseded: set[str],
 ) -> None:
     """Write again, without the sources that left them, the sets whose other sources stay as they were
     (here: a set holds at most a batch's bytes, and a rewrite only copies rows)."""
-    for old in superseded:
-        staying = [entry for entry in updated.values() if entry.file_set == old]
+    staying_in: dict[str, list[Entry]] = {old: [] for old in superseded}
+    for entry in updated.values():  # one pass over the manifest, not one per superseded set
+        if entry.file_set in staying_in:
+            staying_in[entry.file_set].append(entry)
+    for old, staying in staying_in.items():
         if not staying:
             continue  # every source of the set was loaded again: the set goes
         keep = [(entry.source_id, str(entry.sha256)) for entry in staying]
@@ -705,9 +708,3 @@ def dataset_views(directory: Path) -> tuple[list[str], list[Path]]:
         statements.append(f"DROP TABLE {table}")
         statements.append(f"CREATE VIEW {table} AS SELECT {selected} FROM read_parquet([{listed}])")
     return statements, [path for table in SOURCE_TABLES for path in files[table]]
-
-
-def manifest_files(directory: Path) -> list[Path]:
-    """Every file a query on the dataset may read: the committed sets' files."""
-    entries = list(read_manifest(directory).values())
-    return [path for files in set_files(directory, entries).values() for path in files]
